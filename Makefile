@@ -1,0 +1,51 @@
+# GPU Cloud Advisor — every target sets up what it needs first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+.PHONY: setup run test test-fast e2e bench catalog chromium screenshots lint clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+## Build the default catalog from the embedded seed (only when missing; never overwrites).
+catalog: setup
+	$(BIN)/python -m catalog.cli build
+
+## Start the app on http://localhost:$(PORT) (make run PORT=8502 for another port).
+run: catalog
+	$(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.headless true \
+		--browser.gatherUsageStats false
+
+## Debian's Chromium drives the real-browser tests (Playwright cannot download its own browser here).
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+		else echo "Install Debian's chromium (sudo apt-get install chromium) for the browser tests"; exit 1; fi; \
+	fi
+
+test: setup chromium
+	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not e2e"
+
+bench: setup
+	$(BIN)/python bench/run_all.py
+
+screenshots: setup chromium
+	$(BIN)/python bench/screenshots.py
+
+lint: setup
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,1 @@
+"""The GPU cloud catalog: pydantic models, DuckDB schema and store, and the sourced seed data."""

@@ -1,0 +1,317 @@
+"""Pydantic models of the catalog: one family per table, enums for every categorical column.
+
+Every row carries where its values came from (``source_url``), when they were observed (``as_of``, an
+ISO date that may be partial: ``2026``, ``2026-10`` or ``2026-10-10``) and how far it is trusted
+(``verification_status``). A value that no source gives is ``None`` and is shown as missing, never
+guessed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+# ---------------------------------------------------------------------------------------------------
+# Enumerations (mirrored by CHECK constraints in schema.sql; a test keeps the two in step)
+# ---------------------------------------------------------------------------------------------------
+
+
+class FormFactor(StrEnum):
+    SXM = "SXM"
+    PCIE = "PCIe"
+    OAM = "OAM"
+
+
+class MemoryType(StrEnum):
+    HBM3 = "HBM3"
+    HBM3E = "HBM3e"
+    HBM2E = "HBM2e"
+    HBM2 = "HBM2"
+    GDDR6 = "GDDR6"
+    GDDR7 = "GDDR7"
+
+
+class IntraNode(StrEnum):
+    """How the GPUs inside one node talk to each other."""
+
+    NVLINK_NVSWITCH = "NVLink-NVSwitch"
+    NVLINK_BRIDGE = "NVLink-bridge"
+    PCIE = "PCIe"
+
+
+class InterNode(StrEnum):
+    """The scale-out fabric between nodes, as the provider documents it for the instance family."""
+
+    INFINIBAND_NDR = "InfiniBand-NDR"
+    INFINIBAND_HDR = "InfiniBand-HDR"
+    ROCEV2 = "RoCEv2"
+    ETHERNET = "Ethernet"
+    NONE = "none"
+
+
+class Jurisdiction(StrEnum):
+    """Legal home of the provider's ultimate parent."""
+
+    EU = "EU"
+    US = "US"
+    UK = "UK"
+    OTHER = "other"
+
+
+class EuResidency(StrEnum):
+    """``yes``: EU/EEA-headquartered with EU/EEA sites; ``partial``: EU sites, non-EU parent."""
+
+    YES = "yes"
+    PARTIAL = "partial"
+
+
+class TriState(StrEnum):
+    YES = "yes"
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+class SupportModel(StrEnum):
+    SELF_SERVE = "self-serve"
+    TICKET = "ticket"
+    DEDICATED_ENGINEER = "dedicated-engineer"
+    UNKNOWN = "unknown"
+
+
+class MinCommitment(StrEnum):
+    NONE = "none"
+    MONTHLY = "monthly"
+    ANNUAL = "annual"
+    MULTI_YEAR = "multi-year"
+    UNKNOWN = "unknown"
+
+
+class Verification(StrEnum):
+    """How far a row is trusted: read from a secondary copy, checked on the provider's own page or
+    datasheet, or measured by us."""
+
+    CLAIMED = "claimed"
+    VERIFIED = "verified"
+    BENCHMARKED = "benchmarked"
+
+
+class PriceType(StrEnum):
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+    RESERVED = "reserved"
+    QUOTE = "quote"
+
+
+class PriceMethod(StrEnum):
+    PAGE = "page"
+    API = "api"
+    QUOTE = "quote"
+    ESTIMATE = "estimate"
+
+
+class Currency(StrEnum):
+    EUR = "EUR"
+    USD = "USD"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reusable field types
+# ---------------------------------------------------------------------------------------------------
+
+_PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
+
+PartialDate = Annotated[
+    str,
+    Field(
+        description="ISO date of observation; year or year-month when the source gives no day",
+        examples=["2026-10-10", "2026-10", "2026"],
+    ),
+]
+Url = Annotated[str, Field(min_length=8, max_length=2000, pattern=r"^https?://\S+$")]
+Slug = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+CountryCode = Annotated[str, Field(pattern=r"^[A-Z]{2}$", description="ISO 3166-1 alpha-2")]
+PositiveFloat = Annotated[float, Field(gt=0)]
+NonNegativeFloat = Annotated[float, Field(ge=0)]
+
+
+def as_of_lower_bound(as_of: str) -> dt.date:
+    """The earliest day a partial ISO date can mean: ``2026`` → 2026-01-01, ``2026-10`` → 2026-10-01.
+
+    Staleness is measured from this day, so a row dated only by its year is never counted fresher
+    than it may be.
+
+    >>> as_of_lower_bound("2026-10")
+    datetime.date(2026, 10, 1)
+    """
+    if not _PARTIAL_DATE.match(as_of):
+        raise ValueError(f"not an ISO date (YYYY, YYYY-MM or YYYY-MM-DD): {as_of!r}")
+    parts = [int(p) for p in as_of.split("-")] + [1, 1]
+    return dt.date(parts[0], parts[1], parts[2])
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, use_enum_values=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _empty_is_missing(cls, value: object) -> object:
+        # CSV and spreadsheet cells arrive as "" or NaN when a source gave no value.
+        if isinstance(value, str) and value.strip() == "":
+            return None
+        if isinstance(value, float) and value != value:  # NaN
+            return None
+        return value
+
+
+class _Provenance(_Row):
+    source_url: Url
+    as_of: PartialDate
+    verification_status: Verification = Verification.CLAIMED
+    notes: str | None = None
+
+    @field_validator("as_of")
+    @classmethod
+    def _check_as_of(cls, value: str) -> str:
+        as_of_lower_bound(value)
+        return value
+
+
+# ---------------------------------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------------------------------
+
+
+class GpuModel(_Row):
+    """A GPU model as offers name it (``H100``, ``A100-80GB``); specs hang off it per form factor."""
+
+    gpu_model: str = Field(min_length=1, max_length=80)
+    architecture: str | None = None
+    vendor: str = Field(min_length=1)
+
+
+class GpuSpec(_Row):
+    """Reference specification of one GPU model in one form factor."""
+
+    gpu_spec_id: str = Field(min_length=1, max_length=80, description="e.g. 'H100 SXM'")
+    gpu_model: str = Field(min_length=1, max_length=80)
+    form_factor: FormFactor
+    memory_gb: PositiveFloat
+    memory_type: MemoryType
+    memory_bandwidth_tbps: PositiveFloat | None = None
+    fp16_dense_tflops: PositiveFloat | None = None
+    bf16_dense_tflops: PositiveFloat | None = None
+    fp8_dense_tflops: PositiveFloat | None = None
+    tdp_watts: PositiveFloat | None = None
+    nvlink_bandwidth_gb_per_s_bidirectional: PositiveFloat | None = None
+    mig_max_instances: Annotated[int, Field(ge=0, le=7)] | None = None
+    source_url: Url
+    as_of: PartialDate | None = None
+    verification_status: Verification = Verification.CLAIMED
+    notes: str | None = None
+
+
+class Provider(_Provenance):
+    provider_id: Slug
+    name: str = Field(min_length=1, max_length=200)
+    hq_country: CountryCode
+    legal_seat_country: CountryCode | None = None
+    parent_jurisdiction: Jurisdiction
+    eu_data_residency: EuResidency | None = None
+    eu_regions: str | None = None
+    certifications: list[str] = Field(default_factory=list)
+    uptime_sla_pct: Annotated[float, Field(ge=0, le=100)] | None = None
+    performance_sla: TriState = TriState.UNKNOWN
+    support_model: SupportModel = SupportModel.UNKNOWN
+    min_commitment: MinCommitment = MinCommitment.UNKNOWN
+    burst_capacity: TriState = TriState.UNKNOWN
+    extra_source_urls: list[Url] = Field(default_factory=list)
+
+    @field_validator("certifications", "extra_source_urls", mode="before")
+    @classmethod
+    def _split_list(cls, value: object) -> object:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(";") if v.strip()]
+        return value
+
+
+class Offer(_Provenance):
+    """One rentable GPU product of one provider in one region (prices are separate rows)."""
+
+    offer_id: Slug
+    provider_id: Slug
+    gpu_model: str = Field(min_length=1, max_length=80)
+    gpu_spec_id: str | None = None
+    form_factor: FormFactor | None = None
+    gpus_per_node: Annotated[int, Field(ge=1, le=1024)] | None = None
+    memory_gb: PositiveFloat | None = None
+    memory_type: MemoryType | None = None
+    intra_node: IntraNode | None = None
+    inter_node: InterNode | None = None
+    inter_node_bandwidth_gbps_per_gpu: NonNegativeFloat | None = None
+    inter_node_source_url: str | None = None
+    inter_node_as_of: PartialDate | None = None
+    mig_supported: bool | None = None
+    region: str = Field(min_length=1, max_length=200)
+    datacenter_country: CountryCode | None = None
+
+    @model_validator(mode="after")
+    def _hardware_consistency(self) -> Offer:
+        if self.inter_node == InterNode.NONE and self.inter_node_bandwidth_gbps_per_gpu:
+            raise ValueError("inter_node is 'none' but an inter-node bandwidth is given")
+        if self.intra_node == IntraNode.NVLINK_NVSWITCH and self.form_factor == FormFactor.PCIE:
+            raise ValueError("NVLink-NVSwitch requires an SXM/OAM board, not PCIe")
+        return self
+
+
+class Price(_Row):
+    """One price observation. History is kept: a new price closes the old one (``valid_to``)."""
+
+    price_id: str = Field(min_length=1, max_length=300)
+    offer_id: Slug
+    price_type: PriceType
+    term_months: Annotated[int, Field(ge=1, le=120)] | None = None
+    upfront_pct: Annotated[float, Field(ge=0, le=100)] | None = None
+    amount_per_gpu_hour: NonNegativeFloat
+    currency: Currency
+    valid_from: dt.date
+    valid_to: dt.date | None = None
+    source_url: Url
+    retrieved_at: PartialDate
+    method: PriceMethod
+    verification_status: Verification = Verification.CLAIMED
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _commitment_is_not_on_demand(self) -> Price:
+        if self.price_type in (PriceType.ON_DEMAND, PriceType.SPOT) and (
+            self.term_months is not None or self.upfront_pct is not None
+        ):
+            raise ValueError(
+                f"a {self.price_type} price cannot carry a commitment term or upfront share; "
+                "file it as 'reserved' (or 'quote')"
+            )
+        if self.valid_to is not None and self.valid_to < self.valid_from:
+            raise ValueError("valid_to is before valid_from")
+        return self
+
+
+TABLE_MODELS: dict[str, type[_Row]] = {
+    "gpu_models": GpuModel,
+    "gpu_specs": GpuSpec,
+    "providers": Provider,
+    "offers": Offer,
+    "prices": Price,
+}
+
+#: EU member states plus the EEA countries (IS, LI, NO): where "EU data residency" can hold.
+#: Source: https://european-union.europa.eu/principles-countries-history/eu-countries_en and the EEA
+#: Agreement (https://www.efta.int/eea), as of 2026.
+EU_EEA_COUNTRIES = frozenset(
+    "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO".split()
+)

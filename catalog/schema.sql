@@ -1,0 +1,108 @@
+-- GPU Cloud Advisor catalog schema. Version is stored in catalog_meta('schema_version') and must
+-- equal catalog.store.SCHEMA_VERSION. Enum CHECK lists mirror catalog/models.py (a test checks).
+-- Units are in column names; `as_of` values are ISO dates that may be partial (YYYY, YYYY-MM).
+
+CREATE TABLE IF NOT EXISTS catalog_meta (
+    key   VARCHAR PRIMARY KEY,
+    value VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS gpu_models (
+    gpu_model    VARCHAR PRIMARY KEY,
+    architecture VARCHAR,
+    vendor       VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS gpu_specs (
+    gpu_spec_id                              VARCHAR PRIMARY KEY,
+    gpu_model                                VARCHAR NOT NULL REFERENCES gpu_models (gpu_model),
+    form_factor                              VARCHAR NOT NULL CHECK (form_factor IN ('SXM', 'PCIe', 'OAM')),
+    memory_gb                                DOUBLE NOT NULL CHECK (memory_gb > 0),
+    memory_type                              VARCHAR NOT NULL
+        CHECK (memory_type IN ('HBM3', 'HBM3e', 'HBM2e', 'HBM2', 'GDDR6', 'GDDR7')),
+    memory_bandwidth_tbps                    DOUBLE CHECK (memory_bandwidth_tbps > 0),
+    fp16_dense_tflops                        DOUBLE CHECK (fp16_dense_tflops > 0),
+    bf16_dense_tflops                        DOUBLE CHECK (bf16_dense_tflops > 0),
+    fp8_dense_tflops                         DOUBLE CHECK (fp8_dense_tflops > 0),
+    tdp_watts                                DOUBLE CHECK (tdp_watts > 0),
+    nvlink_bandwidth_gb_per_s_bidirectional  DOUBLE CHECK (nvlink_bandwidth_gb_per_s_bidirectional > 0),
+    mig_max_instances                        INTEGER CHECK (mig_max_instances BETWEEN 0 AND 7),
+    source_url                               VARCHAR NOT NULL,
+    as_of                                    VARCHAR,
+    verification_status                      VARCHAR NOT NULL
+        CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
+    notes                                    VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS providers (
+    provider_id          VARCHAR PRIMARY KEY,
+    name                 VARCHAR NOT NULL,
+    hq_country           VARCHAR NOT NULL CHECK (length(hq_country) = 2),
+    legal_seat_country   VARCHAR CHECK (length(legal_seat_country) = 2),
+    parent_jurisdiction  VARCHAR NOT NULL CHECK (parent_jurisdiction IN ('EU', 'US', 'UK', 'other')),
+    eu_data_residency    VARCHAR CHECK (eu_data_residency IN ('yes', 'partial')),
+    eu_regions           VARCHAR,
+    certifications       VARCHAR[] NOT NULL,
+    uptime_sla_pct       DOUBLE CHECK (uptime_sla_pct BETWEEN 0 AND 100),
+    performance_sla      VARCHAR NOT NULL CHECK (performance_sla IN ('yes', 'no', 'unknown')),
+    support_model        VARCHAR NOT NULL
+        CHECK (support_model IN ('self-serve', 'ticket', 'dedicated-engineer', 'unknown')),
+    min_commitment       VARCHAR NOT NULL
+        CHECK (min_commitment IN ('none', 'monthly', 'annual', 'multi-year', 'unknown')),
+    burst_capacity       VARCHAR NOT NULL CHECK (burst_capacity IN ('yes', 'no', 'unknown')),
+    source_url           VARCHAR NOT NULL,
+    extra_source_urls    VARCHAR[] NOT NULL,
+    as_of                VARCHAR NOT NULL,
+    as_of_date           DATE NOT NULL,
+    verification_status  VARCHAR NOT NULL
+        CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
+    notes                VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS offers (
+    offer_id                           VARCHAR PRIMARY KEY,
+    provider_id                        VARCHAR NOT NULL REFERENCES providers (provider_id),
+    gpu_model                          VARCHAR NOT NULL REFERENCES gpu_models (gpu_model),
+    gpu_spec_id                        VARCHAR REFERENCES gpu_specs (gpu_spec_id),
+    form_factor                        VARCHAR CHECK (form_factor IN ('SXM', 'PCIe', 'OAM')),
+    gpus_per_node                      INTEGER CHECK (gpus_per_node BETWEEN 1 AND 1024),
+    memory_gb                          DOUBLE CHECK (memory_gb > 0),
+    memory_type                        VARCHAR
+        CHECK (memory_type IN ('HBM3', 'HBM3e', 'HBM2e', 'HBM2', 'GDDR6', 'GDDR7')),
+    intra_node                         VARCHAR CHECK (intra_node IN ('NVLink-NVSwitch', 'NVLink-bridge', 'PCIe')),
+    inter_node                         VARCHAR
+        CHECK (inter_node IN ('InfiniBand-NDR', 'InfiniBand-HDR', 'RoCEv2', 'Ethernet', 'none')),
+    inter_node_bandwidth_gbps_per_gpu  DOUBLE CHECK (inter_node_bandwidth_gbps_per_gpu >= 0),
+    inter_node_source_url              VARCHAR,
+    inter_node_as_of                   VARCHAR,
+    mig_supported                      BOOLEAN,
+    region                             VARCHAR NOT NULL,
+    datacenter_country                 VARCHAR CHECK (length(datacenter_country) = 2),
+    source_url                         VARCHAR NOT NULL,
+    as_of                              VARCHAR NOT NULL,
+    as_of_date                         DATE NOT NULL,
+    verification_status                VARCHAR NOT NULL
+        CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
+    notes                              VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS prices (
+    price_id             VARCHAR PRIMARY KEY,
+    offer_id             VARCHAR NOT NULL REFERENCES offers (offer_id),
+    price_type           VARCHAR NOT NULL CHECK (price_type IN ('on-demand', 'spot', 'reserved', 'quote')),
+    term_months          INTEGER CHECK (term_months BETWEEN 1 AND 120),
+    upfront_pct          DOUBLE CHECK (upfront_pct BETWEEN 0 AND 100),
+    amount_per_gpu_hour  DOUBLE NOT NULL CHECK (amount_per_gpu_hour >= 0),
+    currency             VARCHAR NOT NULL CHECK (currency IN ('EUR', 'USD')),
+    valid_from           DATE NOT NULL,
+    valid_to             DATE,
+    source_url           VARCHAR NOT NULL,
+    retrieved_at         VARCHAR NOT NULL,
+    method               VARCHAR NOT NULL CHECK (method IN ('page', 'api', 'quote', 'estimate')),
+    verification_status  VARCHAR NOT NULL
+        CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
+    notes                VARCHAR,
+    -- A commitment price must never pass as on-demand or spot.
+    CHECK (price_type NOT IN ('on-demand', 'spot') OR (term_months IS NULL AND upfront_pct IS NULL)),
+    CHECK (valid_to IS NULL OR valid_to >= valid_from)
+);

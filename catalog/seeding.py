@@ -1,0 +1,237 @@
+"""Turn the sourced seed tables in ``catalog/seed/`` into validated catalog rows.
+
+The CSV files are copies of the project's sourced dataset (see ``catalog/seed/SOURCES.md``). This
+module maps their columns to the catalog models; every row passes through pydantic, so a bad seed
+fails the build with the file, row and reason instead of landing in the database.
+
+Mapping rules (each one keeps "never infer a value" intact):
+
+* ``offers.csv`` holds one row per offer *and* price model; the offer key is the ``offer_id`` minus
+  its ``-<price_model>`` suffix and the price becomes its own row in ``prices``.
+* An offer links to a GPU spec when its model and form factor match a spec row. When the source gave
+  no form factor, it links only for models that exist in a single form factor (``SINGLE_FORM_MODELS``);
+  an H100 or H200 without a form factor stays unlinked and is shown as such.
+* The data-centre country comes from the region text when the source wrote it there (``fr-par (FR)``,
+  ``IT (unspecified)``), else from ``region_countries.csv`` (provider region docs), else stays empty.
+* Every seed row starts as ``claimed``: the dataset was compiled from stored copies, third-party
+  collectors and transcriptions (its README says vendor pages could not be read directly); an editor
+  promotes a row to ``verified`` after checking it on the provider's own page.
+* Price method: the 2026-10-10 collector read Azure, OCI and RunPod through their price APIs and the
+  Vast.ai offer search (``api``); every other price was read from a page (``page``).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from catalog.errors import SeedError
+from catalog.models import GpuModel, GpuSpec, Offer, Price, Provider, as_of_lower_bound
+
+SEED_DIR = Path(__file__).resolve().parent / "seed"
+
+#: GPU spec row → the model name offers use (``offers.gpu_model``). From the seed README's joining rule.
+SPEC_MODEL = {
+    "H100 SXM": "H100",
+    "H100 PCIe": "H100",
+    "H100 NVL": "H100 NVL",
+    "H200 SXM": "H200",
+    "B200": "B200",
+    "A100 SXM 80GB": "A100-80GB",
+    "A100 PCIe 80GB": "A100-80GB",
+    "A100 SXM 40GB": "A100-40GB",
+    "L40S": "L40S",
+    "L4": "L4",
+    "RTX 6000 Ada": "RTX 6000 Ada",
+    "RTX 4000 Ada": "RTX 4000 Ada",
+    "RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
+    "MI300X": "MI300X",
+}
+#: Models sold in one form factor only (per their gpu_specs rows), so an offer that omits it still
+#: has a known spec. H100/H200/A100 come as SXM and PCIe/NVL and are deliberately not here.
+SINGLE_FORM_MODELS = frozenset(
+    {"B200", "L40S", "L4", "RTX 6000 Ada", "RTX 4000 Ada", "RTX PRO 6000 Blackwell", "MI300X"}
+)
+_API_COLLECTED = {"azure", "oracle", "runpod", "vastai"}
+_COLLECTOR_URL = "ewyluda/gpu-price-index/blob/ab49c8081de81f1dae5f8f7e7d46af80b68c35d6/data/observations"
+_PRICE_MODEL = {
+    "on-demand": ("on-demand", None),
+    "spot": ("spot", None),
+    "reserved": ("reserved", None),
+    "reserved-1y": ("reserved", 12),
+    "reserved-3y": ("reserved", 36),
+}
+
+
+@dataclass
+class SeedRows:
+    gpu_models: list[GpuModel] = field(default_factory=list)
+    gpu_specs: list[GpuSpec] = field(default_factory=list)
+    providers: list[Provider] = field(default_factory=list)
+    offers: list[Offer] = field(default_factory=list)
+    prices: list[Price] = field(default_factory=list)
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _validate(model, row: dict, where: str):
+    try:
+        return model.model_validate(row)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise SeedError(f"{where}: {problems}") from exc
+
+
+def datacenter_country(region: str, known: dict[tuple[str, str], str], provider_id: str) -> str | None:
+    """Country of the data centre when the source states it (see module docstring).
+
+    >>> datacenter_country("fr-par-2 (FR)", {}, "scaleway")
+    'FR'
+    >>> datacenter_country("FI/IS (unspecified)", {}, "verda") is None
+    True
+    """
+    codes = re.findall(r"\(([A-Z]{2})\)", region)
+    if len(codes) == 1:
+        return codes[0]
+    lead = re.match(r"^([A-Z]{2}) \(", region)
+    if lead:
+        return lead.group(1)
+    return known.get((provider_id, region))
+
+
+def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
+    """Read and validate every seed table. Raises :class:`SeedError` naming the file and row."""
+    out = SeedRows()
+    spec_rows = _read(seed_dir / "gpu_specs.csv")
+    offer_rows = _read(seed_dir / "offers.csv")
+    provider_rows = _read(seed_dir / "providers.csv")
+    known_regions = {
+        (r["provider_id"], r["region"]): r["datacenter_country"]
+        for r in _read(seed_dir / "region_countries.csv")
+    }
+
+    architectures = {SPEC_MODEL.get(r["gpu_model"], r["gpu_model"]): r["architecture"] for r in spec_rows}
+    for name in sorted({r["gpu_model"] for r in offer_rows} | set(architectures)):
+        vendor = "AMD" if name.startswith("MI") else "NVIDIA"
+        out.gpu_models.append(
+            _validate(GpuModel, {"gpu_model": name, "architecture": architectures.get(name), "vendor": vendor},
+                      f"gpu model {name}")
+        )
+
+    for i, r in enumerate(spec_rows, start=2):
+        row = {
+            "gpu_spec_id": r["gpu_model"],
+            "gpu_model": SPEC_MODEL.get(r["gpu_model"], r["gpu_model"]),
+            "form_factor": r["form_factor"],
+            "memory_gb": r["memory_gb"],
+            "memory_type": r["memory_type"],
+            "memory_bandwidth_tbps": r["memory_bandwidth_tbps"],
+            "fp16_dense_tflops": r["fp16_dense_tflops"],
+            "bf16_dense_tflops": r["bf16_dense_tflops"],
+            "fp8_dense_tflops": r["fp8_dense_tflops"],
+            "tdp_watts": r["tdp_watts"],
+            "nvlink_bandwidth_gb_per_s_bidirectional": r["nvlink_gbps_bidirectional"],
+            "mig_max_instances": r["mig_max_instances"],
+            "source_url": r["source_url"].split(";")[0],
+            "notes": r["notes"] + (f" More sources: {r['source_url']}" if ";" in r["source_url"] else ""),
+        }
+        out.gpu_specs.append(_validate(GpuSpec, row, f"gpu_specs.csv line {i}"))
+
+    specs_by_model: dict[str, list[GpuSpec]] = {}
+    for s in out.gpu_specs:
+        specs_by_model.setdefault(s.gpu_model, []).append(s)
+
+    for i, r in enumerate(provider_rows, start=2):
+        urls = [u.strip() for u in r["source_urls"].split(";") if u.strip()]
+        row = {
+            "provider_id": r["provider_id"],
+            "name": r["name"],
+            "hq_country": r["hq_country"],
+            "legal_seat_country": r["legal_seat_country"],
+            "parent_jurisdiction": r["parent_jurisdiction"],
+            "eu_data_residency": r["eu_data_residency"],
+            "eu_regions": r["eu_regions"],
+            "certifications": r["certifications"],
+            "uptime_sla_pct": r["uptime_sla_pct"],
+            "performance_sla": r["performance_sla"] or "unknown",
+            "support_model": r["support_model"] or "unknown",
+            "min_commitment": r["min_commitment"] or "unknown",
+            "burst_capacity": r["burst_capacity"] or "unknown",
+            "source_url": urls[0] if urls else "",
+            "extra_source_urls": urls[1:],
+            "as_of": r["as_of"],
+            "notes": r["notes"],
+        }
+        out.providers.append(_validate(Provider, row, f"providers.csv line {i}"))
+
+    offers: dict[str, Offer] = {}
+    for i, r in enumerate(offer_rows, start=2):
+        where = f"offers.csv line {i} ({r['offer_id']})"
+        pm = r["price_model"]
+        if pm not in _PRICE_MODEL:
+            raise SeedError(f"{where}: unknown price_model {pm!r}")
+        suffix = f"-{pm}"
+        offer_id = r["offer_id"][: -len(suffix)] if r["offer_id"].endswith(suffix) else r["offer_id"]
+        model_specs = specs_by_model.get(r["gpu_model"], [])
+        spec_id = next((s.gpu_spec_id for s in model_specs if s.form_factor == r["form_factor"]), None)
+        if spec_id is None and not r["form_factor"] and r["gpu_model"] in SINGLE_FORM_MODELS and len(model_specs) == 1:
+            spec_id = model_specs[0].gpu_spec_id
+        mig = {"yes": True, "no": False}.get(r["mig_supported"])
+        offer_row = {
+            "offer_id": offer_id,
+            "provider_id": r["provider_id"],
+            "gpu_model": r["gpu_model"],
+            "gpu_spec_id": spec_id,
+            "form_factor": r["form_factor"],
+            "gpus_per_node": r["gpus_per_node"],
+            "memory_gb": r["memory_gb"],
+            "memory_type": r["memory_type"],
+            "intra_node": r["intra_node"],
+            "inter_node": r["inter_node"],
+            "inter_node_bandwidth_gbps_per_gpu": r["inter_node_gbps_per_gpu"],
+            "inter_node_source_url": r["inter_node_source_url"],
+            "inter_node_as_of": r["inter_node_as_of"],
+            "mig_supported": mig,
+            "region": r["region"],
+            "datacenter_country": datacenter_country(r["region"], known_regions, r["provider_id"]),
+            "source_url": r["source_url"],
+            "as_of": r["as_of"],
+            "notes": r["notes"],
+        }
+        offer = _validate(Offer, offer_row, where)
+        offers.setdefault(offer_id, offer)
+
+        if r["price_per_gpu_hour"].strip() == "":
+            continue  # e.g. a monthly-only price: the offer stays, with no hourly price (shown missing)
+        price_type, implied_term = _PRICE_MODEL[pm]
+        term = r["term_months"] or implied_term
+        valid_from = as_of_lower_bound(r["as_of"])
+        method = "api" if (r["provider_id"] in _API_COLLECTED and _COLLECTOR_URL in r["source_url"]) else "page"
+        price_row = {
+            "price_id": f"{offer_id}:{price_type}:{term or ''}:{valid_from.isoformat()}",
+            "offer_id": offer_id,
+            "price_type": price_type,
+            "term_months": term,
+            "amount_per_gpu_hour": r["price_per_gpu_hour"],
+            "currency": r["currency"],
+            "valid_from": valid_from,
+            "source_url": r["source_url"],
+            "retrieved_at": r["as_of"],
+            "method": method,
+            "notes": r["notes"],
+        }
+        out.prices.append(_validate(Price, price_row, where))
+    out.offers = list(offers.values())
+    return out
+
+
+def rows_as_dicts(rows: Iterable) -> list[dict]:
+    return [r.model_dump(mode="python") for r in rows]

@@ -1,0 +1,434 @@
+"""The only module that speaks SQL to the catalog. Every query is parameterised.
+
+DuckDB lets one process hold a database file read-write, and that lock keeps every other process
+out, readers included. So the Streamlit server opens the file once per process (``ui.catalog`` caches
+the :class:`CatalogStore`) and takes a fresh cursor for each call, because sessions run on separate
+threads. A second process that finds the file locked gets :class:`CatalogLockedError` naming the
+holder.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import threading
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from catalog.errors import (
+    CatalogCorruptError,
+    CatalogError,
+    CatalogLockedError,
+    SchemaVersionError,
+)
+from catalog.models import EU_EEA_COUNTRIES, as_of_lower_bound
+from catalog.seeding import SEED_DIR, SeedRows, load_seed
+
+SCHEMA_VERSION = 1
+SCHEMA_SQL = Path(__file__).resolve().parent / "schema.sql"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+#: Environment variable that overrides the catalog location.
+CATALOG_ENV = "GPU_ADVISOR_CATALOG"
+DEFAULT_CATALOG_PATH = REPO_ROOT / "data" / "catalog.duckdb"
+#: Rows whose ``as_of`` lies more than this many days back are flagged "stale" (issue: 180 days).
+STALE_AFTER_DAYS = 180
+#: Marker used in filters for "the source did not state this value".
+NOT_STATED = "not stated"
+
+_DUCKDB_MAGIC = b"DUCK"
+_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+_TABLE_COLUMNS = {
+    "gpu_models": ["gpu_model", "architecture", "vendor"],
+    "gpu_specs": [
+        "gpu_spec_id", "gpu_model", "form_factor", "memory_gb", "memory_type", "memory_bandwidth_tbps",
+        "fp16_dense_tflops", "bf16_dense_tflops", "fp8_dense_tflops", "tdp_watts",
+        "nvlink_bandwidth_gb_per_s_bidirectional", "mig_max_instances", "source_url", "as_of",
+        "verification_status", "notes",
+    ],
+    "providers": [
+        "provider_id", "name", "hq_country", "legal_seat_country", "parent_jurisdiction",
+        "eu_data_residency", "eu_regions", "certifications", "uptime_sla_pct", "performance_sla",
+        "support_model", "min_commitment", "burst_capacity", "source_url", "extra_source_urls", "as_of",
+        "as_of_date", "verification_status", "notes",
+    ],
+    "offers": [
+        "offer_id", "provider_id", "gpu_model", "gpu_spec_id", "form_factor", "gpus_per_node", "memory_gb",
+        "memory_type", "intra_node", "inter_node", "inter_node_bandwidth_gbps_per_gpu",
+        "inter_node_source_url", "inter_node_as_of", "mig_supported", "region", "datacenter_country",
+        "source_url", "as_of", "as_of_date", "verification_status", "notes",
+    ],
+    "prices": [
+        "price_id", "offer_id", "price_type", "term_months", "upfront_pct", "amount_per_gpu_hour",
+        "currency", "valid_from", "valid_to", "source_url", "retrieved_at", "method",
+        "verification_status", "notes",
+    ],
+}
+# Insert order respects the foreign keys.
+_TABLE_ORDER = ["gpu_models", "gpu_specs", "providers", "offers", "prices"]
+
+
+class OfferFilter(BaseModel):
+    """What the Providers page (and others) narrow the offer list by. ``None`` means "any".
+
+    List filters on optional columns accept :data:`NOT_STATED` to keep rows the source left empty.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpu_models: tuple[str, ...] | None = None
+    form_factors: tuple[str, ...] | None = None
+    intra_nodes: tuple[str, ...] | None = None
+    inter_nodes: tuple[str, ...] | None = None
+    memory_types: tuple[str, ...] | None = None
+    eu_datacenter_only: bool = False
+    jurisdictions: tuple[str, ...] | None = None
+    price_types: tuple[str, ...] | None = None
+    max_price_eur_per_gpu_hour: float | None = Field(default=None, ge=0)
+    provider_ids: tuple[str, ...] | None = None
+
+
+def resolve_catalog_path(path: str | os.PathLike | None = None) -> Path:
+    """The catalog path: the argument, else ``$GPU_ADVISOR_CATALOG``, else ``data/catalog.duckdb``."""
+    if path is not None:
+        return Path(path)
+    env = os.environ.get(CATALOG_ENV)
+    return Path(env) if env else DEFAULT_CATALOG_PATH
+
+
+def _frame(rows: list[BaseModel], table: str) -> pd.DataFrame:
+    records = []
+    for r in rows:
+        d = r.model_dump(mode="python")
+        if "as_of" in _TABLE_COLUMNS[table] and "as_of_date" in _TABLE_COLUMNS[table]:
+            d["as_of_date"] = as_of_lower_bound(d["as_of"])
+        records.append(d)
+    return pd.DataFrame.from_records(records, columns=_TABLE_COLUMNS[table])
+
+
+def _insert_rows(con: duckdb.DuckDBPyConnection, seed: SeedRows) -> None:
+    for table in _TABLE_ORDER:
+        frame = _frame(getattr(seed, table), table)  # noqa: F841 (read by DuckDB's replacement scan)
+        cols = ", ".join(_TABLE_COLUMNS[table])
+        # Table and column names come from the constant map above, never from input.
+        con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM frame")
+
+
+def build_catalog(path: str | os.PathLike, seed_dir: Path = SEED_DIR) -> Path:
+    """Build a new catalog file from the seed. Never overwrites: fails if ``path`` exists.
+
+    The file is written under a temporary name and linked into place only when complete, so a crash
+    mid-build leaves no half-built catalog behind.
+    """
+    path = Path(path)
+    if path.exists():
+        raise CatalogError(f"Refusing to build: {path} already exists (an existing catalog is never overwritten).")
+    seed = load_seed(seed_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
+    for leftover in (tmp, Path(f"{tmp}.wal")):
+        leftover.unlink(missing_ok=True)
+    con = duckdb.connect(str(tmp), config=_CONFIG)
+    try:
+        con.execute("BEGIN TRANSACTION")
+        con.execute(SCHEMA_SQL.read_text())
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        con.executemany(
+            "INSERT INTO catalog_meta VALUES (?, ?)",
+            [["schema_version", str(SCHEMA_VERSION)], ["data_version", "1"], ["built_at", now],
+             ["built_from", "seed"]],
+        )
+        _insert_rows(con, seed)
+        con.execute("COMMIT")
+        con.execute("CHECKPOINT")
+    except Exception:
+        con.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    con.close()
+    try:
+        os.link(tmp, path)  # atomic, and fails if someone else created the file meanwhile
+    except FileExistsError as exc:
+        raise CatalogError(f"Refusing to build: {path} appeared while building; it was left untouched.") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _lock_holder(message: str) -> str:
+    match = re.search(r"PID (\d+)", message)
+    if not match:
+        return "another process"
+    pid = match.group(1)
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        cmd = ""
+    return f"process {pid}" + (f" ({cmd[:120]})" if cmd else "")
+
+
+class CatalogStore:
+    """An open catalog. Thread-safe for reads: every call takes its own cursor."""
+
+    def __init__(self, path: str | os.PathLike, *, read_only: bool | None = None):
+        self.path = Path(path)
+        if not self.path.exists():
+            raise CatalogError(f"No catalog at {self.path}. Start the app (it builds one from the seed) or run `make catalog`.")
+        with self.path.open("rb") as fh:
+            head = fh.read(16)
+        if len(head) < 12 or head[8:12] != _DUCKDB_MAGIC:
+            raise CatalogCorruptError(
+                f"{self.path} is not a DuckDB catalog (the file is empty or damaged). Nothing was changed. "
+                f"Fix: move it aside (mv '{self.path}' '{self.path}.bad') and restart: the app rebuilds the "
+                "catalog from the embedded seed."
+            )
+        if read_only is None:
+            read_only = not os.access(self.path, os.W_OK)
+        self.read_only = read_only
+        try:
+            self._con = duckdb.connect(str(self.path), read_only=read_only, config=_CONFIG)
+        except duckdb.IOException as exc:
+            text = str(exc)
+            if "lock" in text.lower():
+                raise CatalogLockedError(
+                    f"The catalog {self.path} is held by {_lock_holder(text)}. DuckDB lets one process open "
+                    "a file for writing and then locks out every other process. Stop that process, or point "
+                    f"{CATALOG_ENV} at a copy of the file."
+                ) from exc
+            raise CatalogCorruptError(f"{self.path} could not be opened: {text}. Nothing was changed.") from exc
+        except duckdb.Error as exc:
+            raise CatalogCorruptError(f"{self.path} could not be opened: {exc}. Nothing was changed.") from exc
+        try:
+            self._check_schema()
+        except CatalogError:
+            self._con.close()
+            raise
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    @classmethod
+    def open_or_build(cls, path: str | os.PathLike | None = None) -> CatalogStore:
+        """Open the catalog at ``path`` (see :func:`resolve_catalog_path`), building it first if missing."""
+        resolved = resolve_catalog_path(path)
+        if not resolved.exists():
+            try:
+                build_catalog(resolved)
+            except CatalogError:
+                if not resolved.exists():
+                    raise
+        return cls(resolved)
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> CatalogStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self._con.cursor()
+
+    def _check_schema(self) -> None:
+        try:
+            row = self.cursor().execute("SELECT value FROM catalog_meta WHERE key = 'schema_version'").fetchone()
+        except duckdb.CatalogException as exc:
+            raise SchemaVersionError(
+                f"{self.path} is a DuckDB file but not a GPU Cloud Advisor catalog (no catalog_meta table). "
+                f"Nothing was changed. Fix: point {CATALOG_ENV} at a catalog, or move this file aside and restart."
+            ) from exc
+        found = row[0] if row else "none"
+        if found != str(SCHEMA_VERSION):
+            raise SchemaVersionError(
+                f"{self.path} has catalog schema version {found}; this app reads version {SCHEMA_VERSION}. "
+                "Nothing was changed. Fix: open it with the app version that wrote it and export it, or move it "
+                f"aside (mv '{self.path}' '{self.path}.v{found}') and restart to build a fresh catalog from the seed."
+            )
+
+    # -- reads -------------------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.cursor().execute("SELECT key, value FROM catalog_meta").fetchall())
+
+    @property
+    def data_version(self) -> int:
+        """Grows with every committed write; read caches key on it."""
+        return int(self.meta().get("data_version", "0"))
+
+    def table(self, table: str) -> pd.DataFrame:
+        """A whole table as a DataFrame (table name checked against the schema's list)."""
+        if table not in _TABLE_COLUMNS:
+            raise CatalogError(f"unknown table {table!r}")
+        cols = ", ".join(_TABLE_COLUMNS[table])
+        key = _TABLE_COLUMNS[table][0]
+        return self.cursor().execute(f"SELECT {cols} FROM {table} ORDER BY {key}").df()
+
+    def list_providers(self) -> pd.DataFrame:
+        return self.table("providers")
+
+    def list_gpu_specs(self) -> pd.DataFrame:
+        return self.table("gpu_specs")
+
+    def list_prices(self, offer_ids: list[str] | None = None, *, current_only: bool = True) -> pd.DataFrame:
+        cols = ", ".join(_TABLE_COLUMNS["prices"])
+        return self.cursor().execute(
+            f"""SELECT {cols} FROM prices
+                WHERE (CAST($ids AS VARCHAR[]) IS NULL OR list_contains(CAST($ids AS VARCHAR[]), offer_id))
+                  AND (NOT $current_only OR valid_to IS NULL)
+                ORDER BY offer_id, price_type, valid_from""",
+            {"ids": offer_ids, "current_only": current_only},
+        ).df()
+
+    def list_offers(
+        self,
+        filters: OfferFilter | None = None,
+        *,
+        usd_per_eur: float,
+        today: dt.date | None = None,
+    ) -> pd.DataFrame:
+        """Offers joined with their provider, GPU spec and current prices (one column per price type,
+        converted to EUR at ``usd_per_eur``), narrowed by ``filters``.
+
+        Columns ``*_eur_per_gpu_hour`` are the cheapest current price of that type; NaN when the
+        catalog has none. ``is_stale`` marks rows observed more than 180 days before ``today``.
+        """
+        f = filters or OfferFilter()
+        today = today or dt.date.today()
+        params = {
+            "usd_per_eur": float(usd_per_eur),
+            "stale_before": today - dt.timedelta(days=STALE_AFTER_DAYS),
+            "eu": sorted(EU_EEA_COUNTRIES),
+            "not_stated": NOT_STATED,
+            "gpu_models": list(f.gpu_models) if f.gpu_models is not None else None,
+            "form_factors": list(f.form_factors) if f.form_factors is not None else None,
+            "intra_nodes": list(f.intra_nodes) if f.intra_nodes is not None else None,
+            "inter_nodes": list(f.inter_nodes) if f.inter_nodes is not None else None,
+            "memory_types": list(f.memory_types) if f.memory_types is not None else None,
+            "eu_only": f.eu_datacenter_only,
+            "jurisdictions": list(f.jurisdictions) if f.jurisdictions is not None else None,
+            "price_types": list(f.price_types) if f.price_types is not None else None,
+            "max_price": f.max_price_eur_per_gpu_hour,
+            "provider_ids": list(f.provider_ids) if f.provider_ids is not None else None,
+        }
+        sql = """
+        WITH cur AS (
+            SELECT offer_id, price_type, term_months, currency, retrieved_at,
+                   CASE currency WHEN 'EUR' THEN amount_per_gpu_hour
+                                 ELSE amount_per_gpu_hour / $usd_per_eur END AS amount_eur
+            FROM prices WHERE valid_to IS NULL
+        ), piv AS (
+            SELECT offer_id,
+                   min(amount_eur) FILTER (WHERE price_type = 'on-demand') AS on_demand_eur_per_gpu_hour,
+                   min(amount_eur) FILTER (WHERE price_type = 'spot') AS spot_eur_per_gpu_hour,
+                   min(amount_eur) FILTER (WHERE price_type = 'reserved') AS reserved_eur_per_gpu_hour,
+                   arg_min(term_months, amount_eur) FILTER (WHERE price_type = 'reserved') AS reserved_term_months,
+                   min(amount_eur) FILTER (WHERE CAST($price_types AS VARCHAR[]) IS NULL
+                                           OR list_contains(CAST($price_types AS VARCHAR[]), price_type))
+                       AS best_selected_eur_per_gpu_hour,
+                   list(DISTINCT price_type ORDER BY price_type) AS price_types,
+                   string_agg(DISTINCT currency, '/' ORDER BY currency) AS native_currency,
+                   max(retrieved_at) AS price_retrieved_at
+            FROM cur GROUP BY offer_id
+        )
+        SELECT o.offer_id, o.provider_id, p.name AS provider_name, o.gpu_model, o.gpu_spec_id, o.form_factor,
+               o.gpus_per_node, coalesce(o.memory_gb, s.memory_gb) AS memory_gb,
+               coalesce(o.memory_type, s.memory_type) AS memory_type,
+               o.intra_node, o.inter_node, o.inter_node_bandwidth_gbps_per_gpu, o.mig_supported,
+               o.region, o.datacenter_country,
+               list_contains(CAST($eu AS VARCHAR[]), o.datacenter_country) AS is_eu_datacenter,
+               p.parent_jurisdiction, p.eu_data_residency, p.hq_country, p.certifications,
+               p.uptime_sla_pct, p.performance_sla, p.support_model, p.min_commitment, p.burst_capacity,
+               s.memory_bandwidth_tbps, s.bf16_dense_tflops, s.fp8_dense_tflops, s.tdp_watts,
+               s.nvlink_bandwidth_gb_per_s_bidirectional, s.mig_max_instances,
+               piv.on_demand_eur_per_gpu_hour, piv.spot_eur_per_gpu_hour, piv.reserved_eur_per_gpu_hour,
+               piv.reserved_term_months, piv.best_selected_eur_per_gpu_hour, piv.price_types,
+               piv.native_currency, piv.price_retrieved_at,
+               o.source_url, o.as_of, o.as_of_date, o.verification_status,
+               o.as_of_date < $stale_before AS is_stale, o.notes
+        FROM offers o
+        JOIN providers p USING (provider_id)
+        LEFT JOIN gpu_specs s ON s.gpu_spec_id = o.gpu_spec_id
+        LEFT JOIN piv USING (offer_id)
+        WHERE (CAST($gpu_models AS VARCHAR[]) IS NULL OR list_contains(CAST($gpu_models AS VARCHAR[]), o.gpu_model))
+          AND (CAST($form_factors AS VARCHAR[]) IS NULL
+               OR list_contains(CAST($form_factors AS VARCHAR[]), coalesce(o.form_factor, $not_stated)))
+          AND (CAST($intra_nodes AS VARCHAR[]) IS NULL
+               OR list_contains(CAST($intra_nodes AS VARCHAR[]), coalesce(o.intra_node, $not_stated)))
+          AND (CAST($inter_nodes AS VARCHAR[]) IS NULL
+               OR list_contains(CAST($inter_nodes AS VARCHAR[]), coalesce(o.inter_node, $not_stated)))
+          AND (CAST($memory_types AS VARCHAR[]) IS NULL
+               OR list_contains(CAST($memory_types AS VARCHAR[]),
+                                coalesce(o.memory_type, s.memory_type, $not_stated)))
+          AND (NOT $eu_only OR coalesce(list_contains(CAST($eu AS VARCHAR[]), o.datacenter_country), false))
+          AND (CAST($jurisdictions AS VARCHAR[]) IS NULL
+               OR list_contains(CAST($jurisdictions AS VARCHAR[]), p.parent_jurisdiction))
+          AND (CAST($price_types AS VARCHAR[]) IS NULL
+               OR coalesce(list_has_any(piv.price_types, CAST($price_types AS VARCHAR[])), false))
+          AND (CAST($max_price AS DOUBLE) IS NULL OR piv.best_selected_eur_per_gpu_hour <= CAST($max_price AS DOUBLE))
+          AND (CAST($provider_ids AS VARCHAR[]) IS NULL
+               OR list_contains(CAST($provider_ids AS VARCHAR[]), o.provider_id))
+        ORDER BY piv.best_selected_eur_per_gpu_hour NULLS LAST, o.offer_id
+        """
+        return self.cursor().execute(sql, params).df()
+
+    def filter_options(self) -> dict[str, list[str]]:
+        """Distinct values for the filter widgets (categorical columns), sorted."""
+        cur = self.cursor()
+
+        def distinct(sql: str) -> list[str]:
+            return [r[0] for r in cur.execute(sql).fetchall()]
+
+        return {
+            "gpu_models": distinct("SELECT DISTINCT gpu_model FROM offers ORDER BY 1"),
+            "providers": distinct("SELECT provider_id FROM providers ORDER BY 1"),
+            "jurisdictions": distinct("SELECT DISTINCT parent_jurisdiction FROM providers ORDER BY 1"),
+        }
+
+    def summary(self, today: dt.date | None = None) -> dict[str, int | str]:
+        """Catalog size and freshness for the Home page."""
+        today = today or dt.date.today()
+        stale_before = today - dt.timedelta(days=STALE_AFTER_DAYS)
+        cur = self.cursor()
+        q = """SELECT
+            (SELECT count(*) FROM providers) AS providers,
+            (SELECT count(*) FROM offers) AS offers,
+            (SELECT count(*) FROM prices WHERE valid_to IS NULL) AS current_prices,
+            (SELECT count(*) FROM gpu_specs) AS gpu_specs,
+            (SELECT count(*) FROM providers WHERE as_of_date < $sb) AS stale_providers,
+            (SELECT count(*) FROM offers WHERE as_of_date < $sb) AS stale_offers,
+            (SELECT count(*) FROM prices WHERE valid_to IS NULL AND valid_from < $sb) AS stale_prices,
+            (SELECT max(valid_from) FROM prices) AS newest_price,
+            (SELECT min(valid_from) FROM prices WHERE valid_to IS NULL) AS oldest_current_price"""
+        row = cur.execute(q, {"sb": stale_before}).fetchone()
+        names = [d[0] for d in cur.description]
+        return dict(zip(names, row, strict=True))
+
+    def offer_field_coverage(self) -> pd.DataFrame:
+        """For each offer field that decisions rest on: how many offers lack it."""
+        q = """SELECT
+            count(*) AS offers,
+            count(*) FILTER (WHERE form_factor IS NULL) AS form_factor,
+            count(*) FILTER (WHERE gpu_spec_id IS NULL) AS gpu_spec,
+            count(*) FILTER (WHERE gpus_per_node IS NULL) AS gpus_per_node,
+            count(*) FILTER (WHERE intra_node IS NULL) AS intra_node,
+            count(*) FILTER (WHERE inter_node IS NULL) AS inter_node,
+            count(*) FILTER (WHERE inter_node_bandwidth_gbps_per_gpu IS NULL) AS inter_node_bandwidth,
+            count(*) FILTER (WHERE datacenter_country IS NULL) AS datacenter_country,
+            count(*) FILTER (WHERE offer_id NOT IN (SELECT offer_id FROM prices WHERE valid_to IS NULL)) AS hourly_price,
+            count(*) FILTER (WHERE offer_id NOT IN (SELECT offer_id FROM prices WHERE valid_to IS NULL
+                                                    AND price_type = 'reserved')) AS reserved_price
+            FROM offers"""
+        cur = self.cursor()
+        row = cur.execute(q).fetchone()
+        names = [d[0] for d in cur.description]
+        total = row[0]
+        data = [
+            {"field": n.replace("_", " "), "offers_missing": v, "missing_pct": 100.0 * v / total if total else 0.0}
+            for n, v in zip(names[1:], row[1:], strict=True)
+        ]
+        return pd.DataFrame(data)

@@ -1,0 +1,38 @@
+"""Home: what the app answers, how big and how fresh the catalog is, and where to go next."""
+
+import streamlit as st
+
+from catalog.store import STALE_AFTER_DAYS
+from ui import charts
+from ui.catalog import coverage, get_store, offers, summary
+from ui.format import age_days
+from ui.scenario import get_scenario
+
+display = get_scenario().display
+get_store()
+st.title("GPU Cloud Advisor")
+st.markdown(
+    "Where should your AI training and inference run? Compare **sourced** GPU cloud offers (SXM or PCIe, "
+    "NVLink, InfiniBand or Ethernet, EU residency and jurisdiction), see what a GPU-hour really costs, and "
+    "plan a hybrid of dedicated, burst and development capacity. Every number shows its source and age."
+)
+
+s = summary()
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Providers", s["providers"])
+c2.metric("Offers", s["offers"])
+c3.metric("Current prices", s["current_prices"], help=f"Newest observation {s['newest_price']}")
+c4.metric(f"Stale rows (> {STALE_AFTER_DAYS} d)", s["stale_offers"] + s["stale_providers"] + s["stale_prices"],
+          help=f"{s['stale_offers']} offers, {s['stale_providers']} providers, {s['stale_prices']} prices need re-verification",
+          delta_color="off")
+
+st.subheader("Ask the catalog")
+cols = st.columns(2)
+cols[0].page_link("pages/providers.py", label="Providers & offers: who offers H100 SXM with InfiniBand in the EU, at what price?",
+                  icon=":material/dns:")
+
+left, right = st.columns(2)
+all_offers = offers(None, display.usd_per_eur).assign(age_days=lambda d: age_days(d["as_of_date"]))
+left.plotly_chart(charts.freshness(all_offers, STALE_AFTER_DAYS), width="stretch", key="home_freshness")
+right.plotly_chart(charts.coverage(coverage()), width="stretch", key="home_coverage")
+st.caption("Missing values are shown as missing: a page that needs one says which offers it left out and why.")

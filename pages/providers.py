@@ -1,0 +1,51 @@
+"""Providers & offers: who offers what, where, under which law, at what price, and from which source."""
+
+import streamlit as st
+
+from ui import charts
+from ui.catalog import get_store, offers, table
+from ui.providers_view import clear_filters, comparison_options, filter_widgets, offer_table, spec_table
+from ui.scenario import get_scenario
+
+display = get_scenario().display
+store = get_store()
+st.title("Providers & offers")
+st.caption("Every row links to its source and shows its age; values no source states are left empty, never guessed.")
+
+filters = filter_widgets(store.filter_options(), display)
+result = offers(filters, display.usd_per_eur)
+
+tab_offers, tab_compare, tab_specs = st.tabs(["Offers", "Compare offers", "GPU specs"])
+with tab_offers:
+    if result.empty:
+        st.info("**No offer matches these filters.** Remove a filter, or allow 'not stated' values: many sources "
+                "do not document the inter-node fabric or the data-centre country.", icon=":material/filter_alt_off:")
+        st.button("Clear all filters", on_click=clear_filters, key="prov_clear_empty")
+    else:
+        n_stale = int(result["is_stale"].sum())
+        st.markdown(f"**{len(result)} offers** from {result['provider_id'].nunique()} providers · "
+                    f"{n_stale} observed more than 180 days ago · prices in {display.currency} "
+                    f"at {display.usd_per_eur:.4f} USD/EUR")
+        frame, config = offer_table(result, display)
+        st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="prov_table")
+        st.plotly_chart(charts.price_landscape(result, display), width="stretch", key="prov_landscape")
+
+with tab_compare:
+    choices = comparison_options(result)
+    picked = st.multiselect("Pick 2 to 4 offers", list(choices), format_func=choices.get, max_selections=4,
+                            default=list(choices)[:2] if len(choices) >= 2 else None, key="prov_compare")
+    if len(picked) < 2:
+        st.info("Pick at least two offers to compare them side by side.")
+    else:
+        chosen = result.set_index("offer_id").loc[picked].reset_index()
+        shown = offer_table(chosen, display)[0]
+        shown.index = charts.offer_label(chosen)
+        st.plotly_chart(charts.price_comparison(chosen, display), width="stretch", key="prov_cmp_price")
+        st.plotly_chart(charts.capability_comparison(chosen), width="stretch", key="prov_cmp_caps")
+        st.dataframe(shown.drop(columns=["source_url"]).T.astype(str), width="stretch", key="prov_cmp_table")
+
+with tab_specs:
+    specs = table("gpu_specs")
+    frame, config = spec_table(specs)
+    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", key="prov_specs")
+    st.plotly_chart(charts.spec_scatter(specs), width="stretch", key="prov_spec_scatter")

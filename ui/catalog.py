@@ -1,0 +1,71 @@
+"""Cached access to the catalog for every Streamlit session of this server process."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from catalog.errors import CatalogError
+from catalog.store import CatalogStore, OfferFilter, resolve_catalog_path
+
+
+@st.cache_resource(show_spinner="Opening the catalog…")
+def _open_store(path: str) -> CatalogStore:
+    # One connection per process and path; callers take a cursor per query (CatalogStore does).
+    return CatalogStore.open_or_build(path)
+
+
+def get_store() -> CatalogStore:
+    """The process-wide store; on a catalog problem, show the message and stop the page."""
+    path = str(resolve_catalog_path())
+    try:
+        return _open_store(path)
+    except CatalogError as exc:
+        st.error(f"**The catalog cannot be opened.** {exc}", icon=":material/error:")
+        import logging
+
+        logging.getLogger("gpu_cloud_advisor").error("catalog error: %s", exc)
+        st.stop()
+        raise  # unreachable: st.stop() raises
+
+
+@st.cache_data(ttl=600, show_spinner=False)
+def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur: float, today: dt.date) -> pd.DataFrame:
+    return _open_store(path).list_offers(filters, usd_per_eur=usd_per_eur, today=today)
+
+
+def offers(filters: OfferFilter | None, usd_per_eur: float) -> pd.DataFrame:
+    store = get_store()
+    return offers_frame(str(store.path), store.data_version, filters or OfferFilter(), usd_per_eur, dt.date.today())
+
+
+@st.cache_data(ttl=600, show_spinner=False)
+def _table(path: str, data_version: int, name: str) -> pd.DataFrame:
+    return _open_store(path).table(name)
+
+
+def table(name: str) -> pd.DataFrame:
+    store = get_store()
+    return _table(str(store.path), store.data_version, name)
+
+
+@st.cache_data(ttl=600, show_spinner=False)
+def _summary(path: str, data_version: int, today: dt.date) -> dict:
+    return _open_store(path).summary(today)
+
+
+def summary() -> dict:
+    store = get_store()
+    return _summary(str(store.path), store.data_version, dt.date.today())
+
+
+@st.cache_data(ttl=600, show_spinner=False)
+def _coverage(path: str, data_version: int) -> pd.DataFrame:
+    return _open_store(path).offer_field_coverage()
+
+
+def coverage() -> pd.DataFrame:
+    store = get_store()
+    return _coverage(str(store.path), store.data_version)

@@ -1,0 +1,131 @@
+"""Plotly chart builders shared by the pages. One visual style: white background, large type that
+reads on a projector, one colour per price type and per fabric across every chart."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ui.format import SYMBOL
+from ui.scenario import DisplaySettings
+
+FONT = dict(family="Inter, 'Segoe UI', Helvetica, Arial, sans-serif", size=15, color="#1f2933")
+PRICE_COLOURS = {"on-demand": "#2563eb", "spot": "#f59e0b", "reserved": "#10b981"}
+EU_COLOURS = {True: "#1d4ed8", False: "#9ca3af"}
+MISSING = "#d1d5db"
+
+
+def style(fig: go.Figure, *, height: int = 420, title: str | None = None) -> go.Figure:
+    fig.update_layout(
+        template="plotly_white", font=FONT, height=height, title=title,
+        margin=dict(l=10, r=10, t=60 if title else 20, b=10),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
+        hoverlabel=dict(font_size=14),
+    )
+    return fig
+
+
+def offer_label(df: pd.DataFrame) -> pd.Series:
+    form = df["form_factor"].fillna("")
+    return df["provider_name"] + " · " + df["gpu_model"] + " " + form + " · " + df["region"].str.slice(0, 22)
+
+
+def price_landscape(df: pd.DataFrame, display: DisplaySettings) -> go.Figure:
+    """On-demand price per GPU-hour of every offer, by GPU model; EU data centres highlighted."""
+    sym = SYMBOL[display.currency]
+    data = df.dropna(subset=["on_demand_eur_per_gpu_hour"]).copy()
+    order = data.groupby("gpu_model")["on_demand_eur_per_gpu_hour"].median().sort_values().index.tolist()
+    fig = go.Figure()
+    for is_eu, name in [(False, "outside EU / not stated"), (True, "EU/EEA data centre")]:
+        part = data[data["is_eu_datacenter"].fillna(False).astype(bool) == is_eu]
+        fig.add_trace(go.Box(
+            x=part["on_demand_eur_per_gpu_hour"], y=part["gpu_model"], name=name, orientation="h",
+            boxpoints="all", jitter=0.4, pointpos=0, fillcolor="rgba(0,0,0,0)", line=dict(width=0),
+            marker=dict(color=EU_COLOURS[is_eu], size=9, opacity=0.8, line=dict(width=0.5, color="white")),
+            customdata=np.stack([part["provider_name"], part["region"]], axis=-1) if len(part) else None,
+            hovertemplate=f"%{{customdata[0]}} · %{{customdata[1]}}<br>{sym}%{{x:.2f}} per GPU-hour<extra></extra>",
+        ))
+    fig.update_yaxes(categoryorder="array", categoryarray=order[::-1], title=None)
+    fig.update_xaxes(title=f"On-demand price, {sym} per GPU-hour", rangemode="tozero", tickprefix=sym)
+    return style(fig, height=max(320, 34 * len(order) + 120), title="What one GPU-hour costs, offer by offer")
+
+
+def price_comparison(df: pd.DataFrame, display: DisplaySettings) -> go.Figure:
+    sym = SYMBOL[display.currency]
+    labels = offer_label(df)
+    fig = go.Figure()
+    for ptype, col in [("on-demand", "on_demand_eur_per_gpu_hour"), ("spot", "spot_eur_per_gpu_hour"),
+                       ("reserved", "reserved_eur_per_gpu_hour")]:
+        values = df[col].astype(float)
+        if values.notna().any():
+            fig.add_trace(go.Bar(
+                x=values, y=labels, name=ptype, orientation="h", marker_color=PRICE_COLOURS[ptype],
+                text=[f"{sym}{v:.2f}" if pd.notna(v) else "" for v in values], textposition="outside",
+                hovertemplate=f"%{{y}}<br>{ptype}: {sym}%{{x:.2f}} per GPU-hour<extra></extra>",
+            ))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title=f"{sym} per GPU-hour", rangemode="tozero", tickprefix=sym)
+    fig.update_yaxes(autorange="reversed")
+    return style(fig, height=140 + 70 * len(df), title="Price per GPU-hour by price type")
+
+
+def capability_comparison(df: pd.DataFrame) -> go.Figure:
+    metrics = [
+        ("memory_bandwidth_tbps", "Memory bandwidth (TB/s)"),
+        ("bf16_dense_tflops", "Dense BF16 (TFLOP/s)"),
+        ("memory_gb", "Memory per GPU (GB)"),
+        ("inter_node_bandwidth_gbps_per_gpu", "Inter-node per GPU (Gb/s)"),
+    ]
+    labels = offer_label(df).str.slice(0, 40)
+    fig = make_subplots(rows=1, cols=4, subplot_titles=[m[1] for m in metrics], shared_yaxes=True,
+                        horizontal_spacing=0.04)
+    for i, (col, _) in enumerate(metrics, start=1):
+        values = df[col].astype(float)
+        fig.add_trace(go.Bar(
+            x=values.fillna(0), y=labels, orientation="h", showlegend=False,
+            marker_color=["#4f46e5" if pd.notna(v) else MISSING for v in values],
+            text=[f"{v:,.4g}" if pd.notna(v) else "not stated" for v in values], textposition="auto",
+            hovertemplate="%{y}<br>%{text}<extra></extra>",
+        ), row=1, col=i)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_annotations(font_size=14)
+    return style(fig, height=140 + 60 * len(df))
+
+
+def spec_scatter(specs: pd.DataFrame) -> go.Figure:
+    data = specs.dropna(subset=["bf16_dense_tflops", "memory_bandwidth_tbps"])
+    fig = go.Figure(go.Scatter(
+        x=data["memory_bandwidth_tbps"], y=data["bf16_dense_tflops"], mode="markers+text",
+        text=data["gpu_spec_id"], textposition="top center",
+        marker=dict(size=np.sqrt(data["memory_gb"].astype(float)) * 3.2, color="#4f46e5", opacity=0.75,
+                    line=dict(width=1, color="white")),
+        customdata=np.stack([data["memory_gb"], data["memory_type"]], axis=-1),
+        hovertemplate="%{text}<br>%{x} TB/s · %{y} TFLOP/s BF16<br>%{customdata[0]} GB %{customdata[1]}<extra></extra>",
+    ))
+    fig.update_xaxes(title="Memory bandwidth (TB/s): decode speed", rangemode="tozero")
+    fig.update_yaxes(title="Dense BF16 TFLOP/s: training speed", rangemode="tozero")
+    return style(fig, height=460, title="GPUs by compute and memory bandwidth (bubble = memory size)")
+
+
+def freshness(offers: pd.DataFrame, stale_after_days: int) -> go.Figure:
+    ages = offers["age_days"].dropna()
+    fig = go.Figure(go.Histogram(x=ages, nbinsx=24, marker_color="#4f46e5", hovertemplate="%{x} days: %{y} offers<extra></extra>"))
+    fig.add_vline(x=stale_after_days, line_dash="dash", line_color="#dc2626",
+                  annotation_text=f"stale after {stale_after_days} days", annotation_position="top right")
+    fig.update_xaxes(title="Age of the offer's observation (days)", rangemode="tozero")
+    fig.update_yaxes(title="Offers")
+    return style(fig, height=340, title="How old the catalog's observations are")
+
+
+def coverage(cov: pd.DataFrame) -> go.Figure:
+    data = cov.sort_values("missing_pct")
+    fig = go.Figure(go.Bar(
+        x=data["missing_pct"], y=data["field"], orientation="h",
+        marker_color=["#dc2626" if p > 50 else "#f59e0b" if p > 20 else "#10b981" for p in data["missing_pct"]],
+        text=[f"{n} missing" for n in data["offers_missing"]], textposition="auto",
+        hovertemplate="%{y}: %{x:.0f}% of offers lack it<extra></extra>",
+    ))
+    fig.update_xaxes(title="Offers without this field (%)", range=[0, 100], ticksuffix="%")
+    return style(fig, height=380, title="What the sources did not state")

@@ -1,0 +1,42 @@
+"""Formatting at the display boundary: currency conversion of EUR columns, money columns, ages."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.money import from_eur
+from ui.scenario import DisplaySettings
+
+SYMBOL = {"EUR": "€", "USD": "$"}
+
+
+def money_column(label: str, display: DisplaySettings, help: str | None = None, decimals: int = 2):
+    return st.column_config.NumberColumn(label, format=f"{SYMBOL[display.currency]}%.{decimals}f", help=help)
+
+
+def money(value_eur: float, display: DisplaySettings, decimals: int = 2) -> str:
+    if value_eur is None or (isinstance(value_eur, float) and np.isnan(value_eur)):
+        return "—"
+    amount = float(from_eur(value_eur, display.currency, display.usd_per_eur))
+    return f"{SYMBOL[display.currency]}{amount:,.{decimals}f}"
+
+
+def eur_columns_to_display(df: pd.DataFrame, columns: list[str], display: DisplaySettings) -> pd.DataFrame:
+    """Copy of ``df`` whose ``*_eur_*`` columns are converted to the display currency (names kept)."""
+    out = df.copy()
+    for col in columns:
+        out[col] = from_eur(out[col].astype(float).to_numpy(), display.currency, display.usd_per_eur)
+    return out
+
+
+def age_days(as_of_date: pd.Series, today: dt.date | None = None) -> pd.Series:
+    today = pd.Timestamp(today or dt.date.today())
+    return (today - pd.to_datetime(as_of_date)).dt.days
+
+
+def age_label(days: pd.Series, stale_after_days: int = 180) -> pd.Series:
+    return days.map(lambda d: "—" if pd.isna(d) else (f"⚠ stale · {int(d)} d" if d > stale_after_days else f"{int(d)} d"))

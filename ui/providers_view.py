@@ -1,0 +1,126 @@
+"""Widgets and table configuration of the Providers page (kept here so the page stays thin)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from catalog.models import FormFactor, InterNode, IntraNode, Jurisdiction, MemoryType, PriceType
+from catalog.store import NOT_STATED, STALE_AFTER_DAYS, OfferFilter
+from engine.money import to_eur
+from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, money_column
+from ui.scenario import DisplaySettings
+
+PRICE_COLUMNS = ["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour"]
+_FILTER_KEYS = ["prov_gpu", "prov_form", "prov_mem", "prov_intra", "prov_inter", "prov_ptype", "prov_eu",
+                "prov_jur", "prov_provider", "prov_maxprice"]
+
+
+def _values(enum) -> list[str]:
+    return [e.value for e in enum]
+
+
+def clear_filters() -> None:
+    for key in _FILTER_KEYS:
+        st.session_state.pop(key, None)
+
+
+def filter_widgets(options: dict[str, list[str]], display: DisplaySettings) -> OfferFilter:
+    """Draw the filters and return them as an :class:`OfferFilter` (prices converted to EUR)."""
+    sym = SYMBOL[display.currency]
+    with st.container(border=True):
+        c1, c2, c3, c4 = st.columns(4)
+        gpu = c1.multiselect("GPU model", options["gpu_models"], key="prov_gpu", placeholder="any")
+        form = c1.multiselect("Form factor", _values(FormFactor) + [NOT_STATED], key="prov_form", placeholder="any")
+        mem = c1.multiselect("Memory type", _values(MemoryType) + [NOT_STATED], key="prov_mem", placeholder="any")
+        intra = c2.multiselect("Intra-node link", _values(IntraNode) + [NOT_STATED], key="prov_intra", placeholder="any")
+        inter = c2.multiselect("Inter-node fabric", _values(InterNode) + [NOT_STATED], key="prov_inter",
+                               placeholder="any", help="As documented for the instance family; 'not stated' keeps offers whose source says nothing.")
+        ptype = c2.multiselect("Price model", [PriceType.ON_DEMAND.value, PriceType.SPOT.value, PriceType.RESERVED.value],
+                               key="prov_ptype", placeholder="any")
+        eu = c3.toggle("EU/EEA data centre only", key="prov_eu",
+                       help="Keeps offers whose data-centre country is stated and in the EU/EEA. Unknown locations are left out.")
+        jur = c3.multiselect("Provider's parent jurisdiction", _values(Jurisdiction), key="prov_jur", placeholder="any",
+                             help="Where the ultimate parent is incorporated: a US-parented provider's EU region is still under US law.")
+        provider = c4.multiselect("Provider", options["providers"], key="prov_provider", placeholder="any")
+        max_price = c4.number_input(f"Max price ({sym} per GPU-hour)", min_value=0.0, value=None, step=0.1,
+                                    key="prov_maxprice", placeholder="no limit",
+                                    help="Applies to the cheapest price among the selected price models.")
+        c3.button("Clear filters", on_click=clear_filters, key="prov_clear")
+    max_eur = None if max_price is None else float(to_eur(max_price, display.currency, display.usd_per_eur))
+    return OfferFilter(
+        gpu_models=tuple(gpu) or None, form_factors=tuple(form) or None, memory_types=tuple(mem) or None,
+        intra_nodes=tuple(intra) or None, inter_nodes=tuple(inter) or None, price_types=tuple(ptype) or None,
+        eu_datacenter_only=eu, jurisdictions=tuple(jur) or None, provider_ids=tuple(provider) or None,
+        max_price_eur_per_gpu_hour=max_eur,
+    )
+
+
+def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | None = None) -> tuple[pd.DataFrame, dict]:
+    """The offers frame prepared for ``st.dataframe`` and its column configuration."""
+    out = eur_columns_to_display(df, PRICE_COLUMNS, display)
+    out["age"] = age_label(age_days(out["as_of_date"], today), STALE_AFTER_DAYS)
+    out["certifications"] = out["certifications"].map(lambda v: ", ".join(v) if len(v) else "—")
+    columns = [
+        "provider_name", "gpu_model", "form_factor", "gpus_per_node", "memory_gb", "memory_type", "intra_node",
+        "inter_node", "inter_node_bandwidth_gbps_per_gpu", "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",
+        "reserved_eur_per_gpu_hour", "reserved_term_months", "native_currency", "region", "datacenter_country",
+        "is_eu_datacenter", "parent_jurisdiction", "certifications", "uptime_sla_pct", "verification_status",
+        "as_of", "age", "source_url",
+    ]
+    config = {
+        "provider_name": st.column_config.TextColumn("Provider", pinned=True),
+        "gpu_model": st.column_config.TextColumn("GPU", pinned=True),
+        "form_factor": st.column_config.TextColumn("Form"),
+        "gpus_per_node": st.column_config.NumberColumn("GPUs/node", format="%d"),
+        "memory_gb": st.column_config.NumberColumn("Memory", format="%d GB"),
+        "memory_type": st.column_config.TextColumn("Mem. type"),
+        "intra_node": st.column_config.TextColumn("Intra-node"),
+        "inter_node": st.column_config.TextColumn("Inter-node"),
+        "inter_node_bandwidth_gbps_per_gpu": st.column_config.NumberColumn("Gb/s per GPU", format="%g"),
+        "on_demand_eur_per_gpu_hour": money_column("On-demand", display, "Cheapest current on-demand price per GPU-hour"),
+        "spot_eur_per_gpu_hour": money_column("Spot", display, "Interruptible; can change at any time"),
+        "reserved_eur_per_gpu_hour": money_column("Reserved", display, "Commitment price: never an on-demand rate"),
+        "reserved_term_months": st.column_config.NumberColumn("Term (mo)", format="%d", help="Empty: the source states no term"),
+        "native_currency": st.column_config.TextColumn("Listed in"),
+        "region": st.column_config.TextColumn("Region"),
+        "datacenter_country": st.column_config.TextColumn("DC country"),
+        "is_eu_datacenter": st.column_config.CheckboxColumn("EU DC"),
+        "parent_jurisdiction": st.column_config.TextColumn("Parent"),
+        "certifications": st.column_config.TextColumn("Certifications"),
+        "uptime_sla_pct": st.column_config.NumberColumn("Uptime SLA", format="%.2f%%"),
+        "verification_status": st.column_config.TextColumn("Trust", help="claimed: secondary source · verified: provider page · benchmarked: measured"),
+        "as_of": st.column_config.TextColumn("As of"),
+        "age": st.column_config.TextColumn("Age", help=f"Stale after {STALE_AFTER_DAYS} days"),
+        "source_url": st.column_config.LinkColumn("Source", display_text="source ↗"),
+    }
+    return out[columns], config
+
+
+def comparison_options(df: pd.DataFrame) -> dict[str, str]:
+    """offer_id → human label, for the comparison picker."""
+    labels = df["provider_name"] + " · " + df["gpu_model"] + " " + df["form_factor"].fillna("") + " · " + df["region"]
+    return dict(zip(df["offer_id"], labels, strict=True))
+
+
+def spec_table(specs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    columns = ["gpu_spec_id", "form_factor", "memory_gb", "memory_type", "memory_bandwidth_tbps", "bf16_dense_tflops",
+               "fp8_dense_tflops", "tdp_watts", "nvlink_bandwidth_gb_per_s_bidirectional", "mig_max_instances",
+               "verification_status", "source_url"]
+    config = {
+        "gpu_spec_id": st.column_config.TextColumn("GPU", pinned=True),
+        "form_factor": "Form",
+        "memory_gb": st.column_config.NumberColumn("Memory", format="%d GB"),
+        "memory_type": "Type",
+        "memory_bandwidth_tbps": st.column_config.NumberColumn("Bandwidth", format="%.2f TB/s"),
+        "bf16_dense_tflops": st.column_config.NumberColumn("BF16 dense", format="%.0f TFLOP/s"),
+        "fp8_dense_tflops": st.column_config.NumberColumn("FP8 dense", format="%.0f TFLOP/s", help="Empty: not supported or not found"),
+        "tdp_watts": st.column_config.NumberColumn("TDP", format="%d W"),
+        "nvlink_bandwidth_gb_per_s_bidirectional": st.column_config.NumberColumn("NVLink", format="%d GB/s"),
+        "mig_max_instances": st.column_config.NumberColumn("MIG", format="%d", help="0 = not supported; empty = not found"),
+        "verification_status": "Trust",
+        "source_url": st.column_config.LinkColumn("Source", display_text="datasheet ↗"),
+    }
+    return specs[columns], config

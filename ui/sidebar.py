@@ -1,0 +1,31 @@
+"""The sidebar every page shares: display currency and the exchange rate (with its source and date)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.money import DEFAULT_FX_AS_OF, DEFAULT_FX_SOURCE, DEFAULT_USD_PER_EUR
+from ui.scenario import DisplaySettings, get_scenario, update_scenario
+
+
+def _store_display() -> None:
+    update_scenario(
+        display=DisplaySettings(currency=st.session_state["_currency"], usd_per_eur=st.session_state["_usd_per_eur"])
+    )
+
+
+def draw_sidebar() -> DisplaySettings:
+    display = get_scenario().display
+    st.session_state.setdefault("_currency", display.currency)
+    st.session_state.setdefault("_usd_per_eur", display.usd_per_eur)
+    with st.sidebar:
+        st.radio("Currency", ["EUR", "USD"], key="_currency", horizontal=True, on_change=_store_display,
+                 help="Prices stay in the provider's own currency in the catalog; they are converted once, for display.")
+        st.number_input(
+            "Exchange rate (USD per EUR)", min_value=0.5, max_value=2.0, step=0.0001, format="%.4f",
+            key="_usd_per_eur", on_change=_store_display,
+            help=f"Default: {DEFAULT_USD_PER_EUR} = {DEFAULT_FX_SOURCE}, {DEFAULT_FX_AS_OF}. Enter today's ECB rate.",
+        )
+        if abs(st.session_state["_usd_per_eur"] - DEFAULT_USD_PER_EUR) < 1e-12:
+            st.caption(f"ECB reference rate of {DEFAULT_FX_AS_OF}: set today's rate for current figures.")
+    return get_scenario().display
