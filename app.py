@@ -1,4 +1,9 @@
-"""GPU Cloud Advisor: entry point. Frames and routes only; pages live in pages/."""
+"""GPU Cloud Advisor: entry point. Frames and routes only.
+
+Pages live in app_pages/, not pages/: Streamlit (1.67) treats a folder named pages/ as a legacy multipage
+app, and until the first visit of "/" on a fresh server a link to /providers ran the page without this
+frame (no sidebar, no navigation). Tested in tests/e2e; see README "Map of the code".
+"""
 
 import streamlit as st
 
@@ -9,9 +14,9 @@ st.set_page_config(page_title="GPU Cloud Advisor", page_icon=":material/memory:"
 get_scenario()
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/providers.py", title="Providers & offers", icon=":material/dns:"),
+    st.Page("app_pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("app_pages/providers.py", title="Providers & offers", icon=":material/dns:"),
 ]
-page = st.navigation(PAGES)
 draw_sidebar()
+page = st.navigation(PAGES)
 page.run()

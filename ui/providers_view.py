@@ -62,7 +62,9 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
     """The offers frame prepared for ``st.dataframe`` and its column configuration."""
     out = eur_columns_to_display(df, PRICE_COLUMNS, display)
     out["age"] = age_label(age_days(out["as_of_date"], today), STALE_AFTER_DAYS)
-    out["certifications"] = out["certifications"].map(lambda v: ", ".join(v) if len(v) else "—")
+    out["certifications"] = out["certifications"].map(lambda v: ", ".join(v) if len(v) else "none found")
+    for col in ["form_factor", "memory_type", "intra_node", "inter_node", "datacenter_country", "native_currency"]:
+        out[col] = out[col].astype("object").where(out[col].notna(), "not stated")
     columns = [
         "provider_name", "gpu_model", "form_factor", "gpus_per_node", "memory_gb", "memory_type", "intra_node",
         "inter_node", "inter_node_bandwidth_gbps_per_gpu", "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",

@@ -28,7 +28,7 @@ c4.metric(f"Stale rows (> {STALE_AFTER_DAYS} d)", s["stale_offers"] + s["stale_p
 
 st.subheader("Ask the catalog")
 cols = st.columns(2)
-cols[0].page_link("pages/providers.py", label="Providers & offers: who offers H100 SXM with InfiniBand in the EU, at what price?",
+cols[0].page_link("app_pages/providers.py", label="Providers & offers: who offers H100 SXM with InfiniBand in the EU, at what price?",
                   icon=":material/dns:")
 
 left, right = st.columns(2)

@@ -1,0 +1,70 @@
+"""Seed integrity: the embedded seed validates, references resolve, every row has a source and a date."""
+
+import csv
+
+import pytest
+
+from catalog.seeding import SEED_DIR, load_seed
+from catalog.store import SCHEMA_SQL
+from catalog import models
+
+
+@pytest.fixture(scope="module")
+def seed():
+    return load_seed()
+
+
+def test_seed_sizes_match_the_files(seed):
+    offer_rows = list(csv.DictReader((SEED_DIR / "offers.csv").open()))
+    provider_rows = list(csv.DictReader((SEED_DIR / "providers.csv").open()))
+    assert len(seed.providers) == len(provider_rows) == 29
+    # one price per offers.csv row that states an hourly price; offers are those rows minus price-model duplicates
+    assert len(seed.prices) == sum(1 for r in offer_rows if r["price_per_gpu_hour"].strip())
+    assert len(seed.offers) == 130
+
+
+def test_every_offer_references_a_known_provider_and_gpu_model(seed):
+    providers = {p.provider_id for p in seed.providers}
+    gpu_models = {g.gpu_model for g in seed.gpu_models}
+    specs = {s.gpu_spec_id: s for s in seed.gpu_specs}
+    for offer in seed.offers:
+        assert offer.provider_id in providers, offer.offer_id
+        assert offer.gpu_model in gpu_models, offer.offer_id
+        if offer.gpu_spec_id is not None:
+            assert specs[offer.gpu_spec_id].gpu_model == offer.gpu_model
+            if offer.form_factor is not None:
+                assert specs[offer.gpu_spec_id].form_factor == offer.form_factor
+
+
+def test_every_price_references_an_offer(seed):
+    offers = {o.offer_id for o in seed.offers}
+    assert all(p.offer_id in offers for p in seed.prices)
+    assert len({p.price_id for p in seed.prices}) == len(seed.prices)
+
+
+def test_every_row_has_a_source_and_a_date(seed):
+    for row in [*seed.providers, *seed.offers]:
+        assert row.source_url.startswith("http") and row.as_of
+    for price in seed.prices:
+        assert price.source_url.startswith("http") and price.retrieved_at and price.valid_from
+    for spec in seed.gpu_specs:
+        assert spec.source_url.startswith("http")  # spec sheets carry no observation date in the dataset
+
+
+def test_h100_without_form_factor_is_not_guessed(seed):
+    unlinked = [o for o in seed.offers if o.gpu_model == "H100" and o.form_factor is None]
+    assert unlinked and all(o.gpu_spec_id is None for o in unlinked)
+
+
+def test_reserved_rows_keep_their_missing_term(seed):
+    reserved = [p for p in seed.prices if p.price_type == "reserved"]
+    assert len(reserved) == 9 and all(p.term_months is None for p in reserved)
+
+
+def test_schema_checks_list_exactly_the_model_enums():
+    sql = SCHEMA_SQL.read_text()
+    for enum in [models.FormFactor, models.MemoryType, models.IntraNode, models.InterNode, models.Jurisdiction,
+                 models.SupportModel, models.MinCommitment, models.Verification, models.PriceType,
+                 models.PriceMethod, models.Currency]:
+        listed = "(" + ", ".join(f"'{e.value}'" for e in enum) + ")"
+        assert listed in sql, f"schema.sql CHECK list for {enum.__name__} differs from the model enum"

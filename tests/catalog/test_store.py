@@ -1,0 +1,179 @@
+"""The store: build, round trip, every filter, and clear errors for bad catalog files."""
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import textwrap
+
+import duckdb
+import pandas as pd
+import pytest
+
+from catalog.errors import CatalogCorruptError, CatalogError, CatalogLockedError, SchemaVersionError
+from catalog.seeding import load_seed
+from catalog.store import NOT_STATED, CatalogStore, OfferFilter, build_catalog
+
+TODAY = dt.date(2026, 12, 2)
+FX = 1.0411
+
+
+def offers(store, **filters):
+    return store.list_offers(OfferFilter(**filters), usd_per_eur=FX, today=TODAY)
+
+
+def test_round_trip_keeps_every_seed_row(store):
+    seed = load_seed()
+    assert len(store.table("providers")) == len(seed.providers)
+    assert len(store.table("offers")) == len(seed.offers)
+    prices = store.table("prices").set_index("price_id")
+    for p in seed.prices[:20]:
+        row = prices.loc[p.price_id]
+        assert row["amount_per_gpu_hour"] == pytest.approx(p.amount_per_gpu_hour)
+        assert row["currency"] == p.currency and row["source_url"] == p.source_url
+    providers = store.table("providers").set_index("provider_id")
+    assert list(providers.loc["ovhcloud", "certifications"])[:2] == ["ISO27001", "ISO27017"]
+
+
+def test_usd_prices_are_converted_and_eur_prices_are_not(store):
+    df = offers(store).set_index("offer_id")
+    prices = store.table("prices")
+    usd = prices[(prices.currency == "USD") & (prices.price_type == "on-demand")].iloc[0]
+    eur = prices[(prices.currency == "EUR") & (prices.price_type == "on-demand")].iloc[0]
+    assert df.loc[usd.offer_id, "on_demand_eur_per_gpu_hour"] <= usd.amount_per_gpu_hour / FX + 1e-9
+    assert df.loc[eur.offer_id, "on_demand_eur_per_gpu_hour"] <= eur.amount_per_gpu_hour + 1e-9
+
+
+def test_reserved_price_never_shows_as_on_demand(store):
+    df = offers(store, price_types=("reserved",))
+    assert len(df) == 9
+    assert df["reserved_eur_per_gpu_hour"].notna().all()
+    only_reserved = df[df["price_types"].map(lambda v: list(v) == ["reserved"])]
+    assert only_reserved["on_demand_eur_per_gpu_hour"].isna().all()
+
+
+@pytest.mark.parametrize(
+    ("filters", "check"),
+    [
+        ({"gpu_models": ("H100",)}, lambda d: (d.gpu_model == "H100").all()),
+        ({"form_factors": ("SXM",)}, lambda d: (d.form_factor == "SXM").all()),
+        ({"form_factors": (NOT_STATED,)}, lambda d: d.form_factor.isna().all()),
+        ({"intra_nodes": ("NVLink-NVSwitch",)}, lambda d: (d.intra_node == "NVLink-NVSwitch").all()),
+        ({"inter_nodes": ("InfiniBand-NDR", "InfiniBand-HDR")}, lambda d: d.inter_node.str.startswith("InfiniBand").all()),
+        ({"memory_types": ("HBM3",)}, lambda d: (d.memory_type == "HBM3").all()),
+        ({"eu_datacenter_only": True}, lambda d: d.is_eu_datacenter.astype(bool).all()),
+        ({"jurisdictions": ("EU",)}, lambda d: (d.parent_jurisdiction == "EU").all()),
+        ({"price_types": ("spot",)}, lambda d: d.spot_eur_per_gpu_hour.notna().all()),
+        ({"max_price_eur_per_gpu_hour": 2.0}, lambda d: (d.best_selected_eur_per_gpu_hour <= 2.0).all()),
+        ({"provider_ids": ("scaleway", "ovhcloud")}, lambda d: set(d.provider_id) == {"scaleway", "ovhcloud"}),
+    ],
+)
+def test_each_filter_narrows_to_matching_rows(store, filters, check):
+    everything = offers(store)
+    narrowed = offers(store, **filters)
+    assert 0 < len(narrowed) < len(everything)
+    assert check(narrowed)
+
+
+def test_the_first_question_h100_sxm_infiniband_in_the_eu(store):
+    df = offers(store, gpu_models=("H100",), form_factors=("SXM",), inter_nodes=("InfiniBand-NDR",),
+                eu_datacenter_only=True)
+    assert len(df) >= 1
+    assert set(df.datacenter_country) <= {"NL", "SE", "DE", "FR"}
+    assert df.on_demand_eur_per_gpu_hour.notna().all()
+
+
+def test_filters_can_match_nothing(store):
+    assert offers(store, gpu_models=("L4",), inter_nodes=("InfiniBand-NDR",)).empty
+
+
+def test_staleness_is_measured_from_today(store):
+    df = offers(store)
+    expected = pd.to_datetime(df.as_of_date) < pd.Timestamp(TODAY - dt.timedelta(days=180))
+    assert (df.is_stale == expected).all()
+    assert store.summary(TODAY)["stale_offers"] == int(expected.sum())
+
+
+def test_filter_values_are_parameters_not_sql(store):
+    nasty = "H100'); DROP TABLE offers; --"
+    assert offers(store, gpu_models=(nasty,)).empty
+    assert len(store.table("offers")) == 130
+
+
+def test_build_never_overwrites(catalog_path):
+    before = catalog_path.read_bytes()
+    with pytest.raises(CatalogError, match="never overwritten"):
+        build_catalog(catalog_path)
+    assert catalog_path.read_bytes() == before
+
+
+def test_corrupt_file_gives_a_clear_message_and_is_left_alone(tmp_path):
+    bad = tmp_path / "catalog.duckdb"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(CatalogCorruptError, match="not a DuckDB catalog"):
+        CatalogStore.open_or_build(bad)
+    assert bad.read_bytes() == b"this is not a database" * 100
+
+
+def test_other_schema_version_is_refused_with_the_fix(catalog_path):
+    con = duckdb.connect(str(catalog_path))
+    con.execute("UPDATE catalog_meta SET value = '99' WHERE key = 'schema_version'")
+    con.close()
+    before = catalog_path.read_bytes()
+    with pytest.raises(SchemaVersionError, match="version 99.*reads version 1.*move it aside"):
+        CatalogStore(catalog_path)
+    assert catalog_path.read_bytes() == before
+
+
+def test_foreign_keys_are_enforced(store):
+    with pytest.raises(duckdb.ConstraintException):
+        store.cursor().execute(
+            "INSERT INTO prices (price_id, offer_id, price_type, amount_per_gpu_hour, currency, valid_from, "
+            "source_url, retrieved_at, method, verification_status) VALUES "
+            "('x', 'no-such-offer', 'on-demand', 1, 'EUR', DATE '2026-01-01', 'https://e.com', '2026', 'page', 'claimed')"
+        )
+
+
+def test_commitment_price_filed_as_on_demand_is_refused_by_the_schema(store):
+    with pytest.raises(duckdb.ConstraintException):
+        store.cursor().execute(
+            "INSERT INTO prices (price_id, offer_id, price_type, term_months, amount_per_gpu_hour, currency, "
+            "valid_from, source_url, retrieved_at, method, verification_status) "
+            "SELECT 'y', offer_id, 'on-demand', 12, 1, 'EUR', DATE '2026-01-01', 'https://e.com', '2026', 'page', "
+            "'claimed' FROM offers LIMIT 1"
+        )
+
+
+def test_locked_file_names_the_holder(catalog_path):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import duckdb, sys, time
+            con = duckdb.connect({str(catalog_path)!r})
+            print("locked", flush=True)
+            time.sleep(30)
+        """)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(CatalogLockedError, match=rf"process {holder.pid}"):
+            CatalogStore(catalog_path)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_unwritable_file_opens_read_only(catalog_path, monkeypatch):
+    # Root can write any file, so the permission check itself is simulated: the store asks os.access.
+    monkeypatch.setattr("catalog.store.os.access", lambda path, mode: False)
+    with CatalogStore(catalog_path) as s:
+        assert s.read_only and len(s.table("offers")) == 130
+        with pytest.raises(duckdb.Error, match="read-only"):
+            s.cursor().execute("DELETE FROM prices")
+
+
+def test_field_coverage_counts_missing_values(store):
+    cov = store.offer_field_coverage().set_index("field")
+    df = store.table("offers")
+    assert cov.loc["inter node", "offers_missing"] == df.inter_node.isna().sum()
+    assert cov.loc["form factor", "offers_missing"] == df.form_factor.isna().sum()

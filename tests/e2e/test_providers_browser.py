@@ -1,0 +1,33 @@
+"""In Debian Chromium: the Providers table renders, a filter narrows it, the sidebar currency converts."""
+
+import re
+
+from playwright.sync_api import Page, expect
+
+
+def offer_count(page: Page) -> int:
+    text = page.get_by_text(re.compile(r"\d+ offers from \d+ providers")).inner_text()
+    return int(text.split()[0])
+
+
+def test_table_renders_and_a_filter_narrows_it(page: Page, app_url: str):
+    page.goto(f"{app_url}/providers")
+    expect(page.get_by_role("heading", name="Providers & offers")).to_be_visible(timeout=30_000)
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(r"130 offers from 21 providers"))).to_be_visible(timeout=30_000)
+
+    page.get_by_label("Selected GPU model").or_(page.locator('[data-testid="stMultiSelect"]').first).first.click()
+    page.get_by_role("option", name="H100", exact=True).click()
+    page.keyboard.press("Escape")
+    expect(page.get_by_text(re.compile(r"^\d+ offers from"))).not_to_have_text(re.compile(r"^130 offers"), timeout=20_000)
+    narrowed = offer_count(page)
+    assert 0 < narrowed < 130
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible(timeout=30_000)
+
+
+def test_sidebar_currency_switch_changes_the_prices(page: Page, app_url: str):
+    page.goto(f"{app_url}/providers")
+    expect(page.get_by_text(re.compile(r"prices in EUR"))).to_be_visible(timeout=30_000)
+    page.locator('[data-testid="stSidebar"] [data-testid="stRadioOption"]').filter(has_text="USD").click()
+    expect(page.get_by_text(re.compile(r"prices in USD"))).to_be_visible(timeout=20_000)
+    expect(page.get_by_label("Max price ($ per GPU-hour)", exact=True)).to_be_visible()
