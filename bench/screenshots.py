@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--pages", nargs="*", default=list(PAGES))
     parser.add_argument("--width", type=int, default=1600)
-    parser.add_argument("--height", type=int, default=2400, help="tall viewport: Streamlit scrolls inside the page")
+    parser.add_argument("--height", type=int, default=1500, help="tall viewport: Streamlit scrolls inside the page")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 

@@ -19,9 +19,10 @@ MISSING = "#d1d5db"
 
 def style(fig: go.Figure, *, height: int = 420, title: str | None = None) -> go.Figure:
     fig.update_layout(
-        template="plotly_white", font=FONT, height=height, title=title,
-        margin=dict(l=10, r=10, t=60 if title else 20, b=10),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
+        template="plotly_white", font=FONT, height=height,
+        title=dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top", font=dict(size=19)) if title else None,
+        margin=dict(l=10, r=10, t=90 if title else 30, b=10),
+        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
         hoverlabel=dict(font_size=14),
     )
     return fig
