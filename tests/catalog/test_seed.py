@@ -4,9 +4,9 @@ import csv
 
 import pytest
 
+from catalog import models
 from catalog.seeding import SEED_DIR, load_seed
 from catalog.store import SCHEMA_SQL
-from catalog import models
 
 
 @pytest.fixture(scope="module")

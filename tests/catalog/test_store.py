@@ -1,7 +1,6 @@
 """The store: build, round trip, every filter, and clear errors for bad catalog files."""
 
 import datetime as dt
-import os
 import subprocess
 import sys
 import textwrap
