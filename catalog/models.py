@@ -315,3 +315,76 @@ TABLE_MODELS: dict[str, type[_Row]] = {
 EU_EEA_COUNTRIES = frozenset(
     "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO".split()
 )
+
+
+class GpuAlias(_Row):
+    """Another name for a catalog GPU model (what imports and sources call it)."""
+
+    alias: str = Field(min_length=1, max_length=120)
+    gpu_model: str = Field(min_length=1, max_length=80)
+    form_factor: FormFactor | None = None
+
+
+TABLE_MODELS["gpu_aliases"] = GpuAlias
+
+#: Primary key column of each editable table.
+TABLE_KEYS = {
+    "gpu_models": "gpu_model",
+    "gpu_aliases": "alias",
+    "gpu_specs": "gpu_spec_id",
+    "providers": "provider_id",
+    "offers": "offer_id",
+    "prices": "price_id",
+}
+#: Parents before children: inserts run in this order, deletes in reverse.
+TABLE_ORDER = ["gpu_models", "gpu_aliases", "gpu_specs", "providers", "offers", "prices"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Writes: who may write, and what a change set is
+# ---------------------------------------------------------------------------------------------------
+
+
+class Role(StrEnum):
+    VIEWER = "viewer"
+    EDITOR = "editor"
+
+
+class Editor(BaseModel):
+    """The person writing. The store checks the role again at its write entry point."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=200)
+    role: Role = Role.VIEWER
+
+
+class RowChange(BaseModel):
+    """One row to insert, update or delete. ``values`` is the whole new row (insert/update);
+    ``expected_version`` is the ``row_version`` the editor started from (update/delete)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    table: str
+    action: str = Field(pattern="^(insert|update|delete)$")
+    key: str = Field(min_length=1)
+    values: dict | None = None
+    expected_version: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _shape(self) -> RowChange:
+        if self.table not in TABLE_KEYS:
+            raise ValueError(f"unknown table {self.table!r}")
+        if self.action in ("insert", "update") and self.values is None:
+            raise ValueError(f"{self.action} needs the row's values")
+        if self.action in ("update", "delete") and self.expected_version is None:
+            raise ValueError(f"{self.action} needs the row_version it was based on")
+        return self
+
+
+class ChangeSet(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    changes: list[RowChange] = Field(min_length=1)
+    message: str = Field(min_length=1, max_length=2000)
+    kind: str = Field(default="edit", pattern="^(edit|import|restore)$")

@@ -10,7 +10,18 @@ CREATE TABLE IF NOT EXISTS catalog_meta (
 CREATE TABLE IF NOT EXISTS gpu_models (
     gpu_model    VARCHAR PRIMARY KEY,
     architecture VARCHAR,
-    vendor       VARCHAR NOT NULL
+    vendor       VARCHAR NOT NULL,
+    row_version  INTEGER NOT NULL DEFAULT 1,
+    updated_by   VARCHAR NOT NULL DEFAULT 'seed'
+);
+
+-- Names that sources and other catalogs use for a GPU model ("H100-SXM5", "H100 80GB HBM3").
+CREATE TABLE IF NOT EXISTS gpu_aliases (
+    alias        VARCHAR PRIMARY KEY,
+    gpu_model    VARCHAR NOT NULL REFERENCES gpu_models (gpu_model),
+    form_factor  VARCHAR CHECK (form_factor IN ('SXM', 'PCIe', 'OAM')),
+    row_version  INTEGER NOT NULL DEFAULT 1,
+    updated_by   VARCHAR NOT NULL DEFAULT 'seed'
 );
 
 CREATE TABLE IF NOT EXISTS gpu_specs (
@@ -31,7 +42,9 @@ CREATE TABLE IF NOT EXISTS gpu_specs (
     as_of                                    VARCHAR,
     verification_status                      VARCHAR NOT NULL
         CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
-    notes                                    VARCHAR
+    notes                                    VARCHAR,
+    row_version                              INTEGER NOT NULL DEFAULT 1,
+    updated_by                               VARCHAR NOT NULL DEFAULT 'seed'
 );
 
 CREATE TABLE IF NOT EXISTS providers (
@@ -42,7 +55,7 @@ CREATE TABLE IF NOT EXISTS providers (
     parent_jurisdiction  VARCHAR NOT NULL CHECK (parent_jurisdiction IN ('EU', 'US', 'UK', 'other')),
     eu_data_residency    VARCHAR CHECK (eu_data_residency IN ('yes', 'partial')),
     eu_regions           VARCHAR,
-    certifications       VARCHAR[] NOT NULL,
+    certifications       VARCHAR NOT NULL,  -- ';'-separated (a LIST column would block updates under FKs)
     uptime_sla_pct       DOUBLE CHECK (uptime_sla_pct BETWEEN 0 AND 100),
     performance_sla      VARCHAR NOT NULL CHECK (performance_sla IN ('yes', 'no', 'unknown')),
     support_model        VARCHAR NOT NULL
@@ -51,12 +64,14 @@ CREATE TABLE IF NOT EXISTS providers (
         CHECK (min_commitment IN ('none', 'monthly', 'annual', 'multi-year', 'unknown')),
     burst_capacity       VARCHAR NOT NULL CHECK (burst_capacity IN ('yes', 'no', 'unknown')),
     source_url           VARCHAR NOT NULL,
-    extra_source_urls    VARCHAR[] NOT NULL,
+    extra_source_urls    VARCHAR NOT NULL,  -- ';'-separated
     as_of                VARCHAR NOT NULL,
     as_of_date           DATE NOT NULL,
     verification_status  VARCHAR NOT NULL
         CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
-    notes                VARCHAR
+    notes                VARCHAR,
+    row_version          INTEGER NOT NULL DEFAULT 1,
+    updated_by           VARCHAR NOT NULL DEFAULT 'seed'
 );
 
 CREATE TABLE IF NOT EXISTS offers (
@@ -83,7 +98,9 @@ CREATE TABLE IF NOT EXISTS offers (
     as_of_date                         DATE NOT NULL,
     verification_status                VARCHAR NOT NULL
         CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
-    notes                              VARCHAR
+    notes                              VARCHAR,
+    row_version                        INTEGER NOT NULL DEFAULT 1,
+    updated_by                         VARCHAR NOT NULL DEFAULT 'seed'
 );
 
 CREATE TABLE IF NOT EXISTS prices (
@@ -102,7 +119,30 @@ CREATE TABLE IF NOT EXISTS prices (
     verification_status  VARCHAR NOT NULL
         CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
     notes                VARCHAR,
+    row_version          INTEGER NOT NULL DEFAULT 1,
+    updated_by           VARCHAR NOT NULL DEFAULT 'seed',
     -- A commitment price must never pass as on-demand or spot.
     CHECK (price_type NOT IN ('on-demand', 'spot') OR (term_months IS NULL AND upfront_pct IS NULL)),
     CHECK (valid_to IS NULL OR valid_to >= valid_from)
+);
+
+-- Audit trail: every write is one change set; every changed row appends one change_log entry with
+-- its state before and after (JSON). Nothing is ever deleted from these two tables.
+CREATE TABLE IF NOT EXISTS change_sets (
+    change_set_id  BIGINT PRIMARY KEY,
+    created_at     TIMESTAMPTZ NOT NULL,
+    editor         VARCHAR NOT NULL,
+    kind           VARCHAR NOT NULL CHECK (kind IN ('seed', 'edit', 'import', 'restore')),
+    message        VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS change_log (
+    change_set_id  BIGINT NOT NULL REFERENCES change_sets (change_set_id),
+    seq            INTEGER NOT NULL,
+    table_name     VARCHAR NOT NULL,
+    row_key        VARCHAR NOT NULL,
+    action         VARCHAR NOT NULL CHECK (action IN ('insert', 'update', 'delete')),
+    before_json    VARCHAR,
+    after_json     VARCHAR,
+    PRIMARY KEY (change_set_id, seq)
 );

@@ -31,7 +31,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from catalog.errors import SeedError
-from catalog.models import GpuModel, GpuSpec, Offer, Price, Provider, as_of_lower_bound
+from catalog.models import GpuAlias, GpuModel, GpuSpec, Offer, Price, Provider, as_of_lower_bound
 
 SEED_DIR = Path(__file__).resolve().parent / "seed"
 
@@ -71,6 +71,7 @@ _PRICE_MODEL = {
 @dataclass
 class SeedRows:
     gpu_models: list[GpuModel] = field(default_factory=list)
+    gpu_aliases: list[GpuAlias] = field(default_factory=list)
     gpu_specs: list[GpuSpec] = field(default_factory=list)
     providers: list[Provider] = field(default_factory=list)
     offers: list[Offer] = field(default_factory=list)
@@ -125,6 +126,9 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
             _validate(GpuModel, {"gpu_model": name, "architecture": architectures.get(name), "vendor": vendor},
                       f"gpu model {name}")
         )
+
+    for i, r in enumerate(_read(seed_dir / "gpu_aliases.csv"), start=2):
+        out.gpu_aliases.append(_validate(GpuAlias, r, f"gpu_aliases.csv line {i}"))
 
     for i, r in enumerate(spec_rows, start=2):
         row = {

@@ -10,22 +10,39 @@ holder.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from catalog.errors import (
     CatalogCorruptError,
     CatalogError,
     CatalogLockedError,
+    CatalogPermissionError,
+    ChangeValidationError,
+    ConflictError,
+    ReadOnlyCatalogError,
     SchemaVersionError,
 )
-from catalog.models import EU_EEA_COUNTRIES, as_of_lower_bound
+from catalog.models import (
+    EU_EEA_COUNTRIES,
+    TABLE_KEYS,
+    TABLE_MODELS,
+    TABLE_ORDER,
+    ChangeSet,
+    Editor,
+    Role,
+    RowChange,
+    as_of_lower_bound,
+)
+from catalog.rules import Finding, RuleContext, check_rows
 from catalog.seeding import SEED_DIR, SeedRows, load_seed
 
 SCHEMA_VERSION = 1
@@ -44,6 +61,7 @@ _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": F
 
 _TABLE_COLUMNS = {
     "gpu_models": ["gpu_model", "architecture", "vendor"],
+    "gpu_aliases": ["alias", "gpu_model", "form_factor"],
     "gpu_specs": [
         "gpu_spec_id", "gpu_model", "form_factor", "memory_gb", "memory_type", "memory_bandwidth_tbps",
         "fp16_dense_tflops", "bf16_dense_tflops", "fp8_dense_tflops", "tdp_watts",
@@ -69,7 +87,9 @@ _TABLE_COLUMNS = {
     ],
 }
 # Insert order respects the foreign keys.
-_TABLE_ORDER = ["gpu_models", "gpu_specs", "providers", "offers", "prices"]
+_TABLE_ORDER = TABLE_ORDER
+#: Columns the store derives or maintains itself; never part of an edit or of a row's content.
+_META_COLUMNS = ("as_of_date", "row_version", "updated_by")
 
 
 class OfferFilter(BaseModel):
@@ -100,10 +120,16 @@ def resolve_catalog_path(path: str | os.PathLike | None = None) -> Path:
     return Path(env) if env else DEFAULT_CATALOG_PATH
 
 
+def _db_values(row: dict) -> dict:
+    """Model values as stored: lists become ';'-separated text (DuckDB cannot update LIST columns of a
+    row that a foreign key references)."""
+    return {k: ";".join(v) if isinstance(v, list) else v for k, v in row.items()}
+
+
 def _frame(rows: list[BaseModel], table: str) -> pd.DataFrame:
     records = []
     for r in rows:
-        d = r.model_dump(mode="python")
+        d = _db_values(r.model_dump(mode="python"))
         if "as_of" in _TABLE_COLUMNS[table] and "as_of_date" in _TABLE_COLUMNS[table]:
             d["as_of_date"] = as_of_lower_bound(d["as_of"])
         records.append(d)
@@ -143,6 +169,7 @@ def build_catalog(path: str | os.PathLike, seed_dir: Path = SEED_DIR) -> Path:
              ["built_from", "seed"]],
         )
         _insert_rows(con, seed)
+        con.execute("INSERT INTO change_sets VALUES (0, now(), 'seed', 'seed', 'built from catalog/seed/')")
         con.execute("COMMIT")
         con.execute("CHECKPOINT")
     except Exception:
@@ -171,7 +198,268 @@ def _lock_holder(message: str) -> str:
     return f"process {pid}" + (f" ({cmd[:120]})" if cmd else "")
 
 
-class CatalogStore:
+# ---------------------------------------------------------------------------------------------------
+# Writes
+# ---------------------------------------------------------------------------------------------------
+
+#: One writer per process: DuckDB allows one writing process per file, and inside it this lock makes
+#: every change set (validate against current versions, write, log) run alone.
+_WRITE_LOCK = threading.Lock()
+
+
+@dataclass
+class ApplyResult:
+    change_set_id: int
+    rows: int
+    warnings: list[Finding] = field(default_factory=list)
+
+
+def _jsonable(value):
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return value
+
+
+def _content(row: dict | None) -> dict | None:
+    if row is None:
+        return None
+    return {k: _jsonable(v) for k, v in row.items() if k not in _META_COLUMNS}
+
+
+def _store_write(method):
+    def wrapper(self: CatalogStore, *args, **kwargs):
+        if self.read_only:
+            raise ReadOnlyCatalogError(
+                f"The catalog {self.path} is open read-only (the file is not writable); nothing was saved."
+            )
+        return method(self, *args, **kwargs)
+
+    wrapper.__doc__ = method.__doc__
+    wrapper.__name__ = method.__name__
+    return wrapper
+
+
+def _get_row(cur, table: str, key: str) -> dict | None:
+    key_col = TABLE_KEYS[table]
+    cur.execute(f"SELECT * FROM {table} WHERE {key_col} = ?", [key])
+    row = cur.fetchone()
+    if row is None:
+        return None
+    return dict(zip([d[0] for d in cur.description], row, strict=True))
+
+
+def _rule_context(cur, usd_per_eur: float) -> RuleContext:
+    ctx = RuleContext(usd_per_eur=usd_per_eur)
+    cur.execute("SELECT * FROM gpu_specs")
+    names = [d[0] for d in cur.description]
+    ctx.specs = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
+    ctx.gpu_models = {r[0] for r in cur.execute("SELECT gpu_model FROM gpu_models").fetchall()}
+    ctx.aliases = {a.lower(): m for a, m in cur.execute("SELECT alias, gpu_model FROM gpu_aliases").fetchall()}
+    ctx.offer_gpu_model = dict(cur.execute("SELECT offer_id, gpu_model FROM offers").fetchall())
+    eur = "CASE currency WHEN 'EUR' THEN amount_per_gpu_hour ELSE amount_per_gpu_hour / ? END"
+    ctx.on_demand_eur_by_offer = dict(cur.execute(
+        f"SELECT offer_id, min({eur}) FROM prices WHERE valid_to IS NULL AND price_type = 'on-demand' GROUP BY offer_id",
+        [usd_per_eur]).fetchall())
+    ctx.median_on_demand_eur_by_model = dict(cur.execute(
+        f"""SELECT o.gpu_model, median({eur}) FROM prices p JOIN offers o USING (offer_id)
+            WHERE p.valid_to IS NULL AND p.price_type = 'on-demand' GROUP BY o.gpu_model""",
+        [usd_per_eur]).fetchall())
+    return ctx
+
+
+def _validate_change_set(cur, changes: list[RowChange], usd_per_eur: float) -> tuple[list[dict | None], list[Finding]]:
+    """Validate every row with its pydantic model and the hardware-truth rules. Raises on any error."""
+    problems: list[tuple[str, str, str]] = []
+    rows: list[dict | None] = []
+    by_table: dict[str, list[dict]] = {}
+    for i, change in enumerate(changes, start=1):
+        if change.values is None:
+            rows.append(None)
+            continue
+        model = TABLE_MODELS[change.table]
+        values = {k: v for k, v in change.values.items() if k not in _META_COLUMNS}
+        try:
+            row = model.model_validate(values).model_dump(mode="python")
+        except ValidationError as exc:
+            for e in exc.errors():
+                problems.append((f"{change.table} row {i} ({change.key})", ".".join(map(str, e["loc"])) or "row", e["msg"]))
+            rows.append(None)
+            continue
+        if row[TABLE_KEYS[change.table]] != change.key:
+            problems.append((f"{change.table} row {i} ({change.key})", TABLE_KEYS[change.table],
+                             "the key cannot be changed; delete the row and add a new one"))
+        rows.append(row)
+        by_table.setdefault(change.table, []).append(row)
+    if problems:
+        raise ChangeValidationError(problems)
+    ctx = _rule_context(cur, usd_per_eur)
+    # Rows added in the same change set count as known (a new GPU model with its offers, an offer with its prices).
+    for change, row in zip(changes, rows, strict=True):
+        if row is not None and change.table == "gpu_models":
+            ctx.gpu_models.add(row["gpu_model"])
+        if row is not None and change.table == "offers":
+            ctx.offer_gpu_model[row["offer_id"]] = row["gpu_model"]
+    findings = [f for table, table_rows in by_table.items() for f in check_rows(table, table_rows, ctx)]
+    errors = [f for f in findings if f.level == "error"]
+    if errors:
+        raise ChangeValidationError([(f.row, f.column, f.reason) for f in errors])
+    return rows, [f for f in findings if f.level == "warning"]
+
+
+def _apply(self: CatalogStore, change_set: ChangeSet, editor: Editor, usd_per_eur: float) -> ApplyResult:
+    if editor.role != Role.EDITOR:
+        raise CatalogPermissionError(
+            f"{editor.name} is signed in as a {editor.role.value}: only editors can change the catalog. Nothing was saved."
+        )
+    with _WRITE_LOCK:
+        cur = self.cursor()
+        rows, warnings = _validate_change_set(cur, change_set.changes, usd_per_eur)
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            conflicts: list[dict] = []
+            change_set_id = cur.execute("SELECT coalesce(max(change_set_id), 0) + 1 FROM change_sets").fetchone()[0]
+            cur.execute("INSERT INTO change_sets VALUES (?, now(), ?, ?, ?)",
+                        [change_set_id, editor.name, change_set.kind, change_set.message])
+            order = {t: i for i, t in enumerate(_TABLE_ORDER)}
+            # Deletes children first, then inserts/updates parents first, so foreign keys hold throughout.
+            indexed = list(enumerate(zip(change_set.changes, rows, strict=True)))
+            indexed.sort(key=lambda item: (item[1][0].action != "delete",
+                                           -order[item[1][0].table] if item[1][0].action == "delete" else order[item[1][0].table]))
+            for seq, (_, (change, row)) in enumerate(indexed, start=1):
+                table, key_col = change.table, TABLE_KEYS[change.table]
+                current = _get_row(cur, table, change.key)
+                if change.action == "insert" and current is not None:
+                    conflicts.append({"table": table, "key": change.key, "expected_version": None,
+                                      "current_version": current["row_version"], "theirs": _content(current), "yours": _content(row)})
+                    continue
+                if change.action in ("update", "delete") and (current is None or current["row_version"] != change.expected_version):
+                    conflicts.append({"table": table, "key": change.key, "expected_version": change.expected_version,
+                                      "current_version": None if current is None else current["row_version"],
+                                      "theirs": _content(current), "yours": _content(row)})
+                    continue
+                cols = _TABLE_COLUMNS[table]
+                if row is not None:
+                    values = _db_values(row)
+                    if "as_of_date" in cols:
+                        values["as_of_date"] = as_of_lower_bound(values["as_of"])
+                if change.action == "insert":
+                    names = [c for c in cols] + ["updated_by"]
+                    cur.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                                [values.get(c) for c in cols] + [editor.name])
+                elif change.action == "update":
+                    sets = ", ".join(f"{c} = ?" for c in cols if c != key_col)
+                    cur.execute(f"UPDATE {table} SET {sets}, row_version = row_version + 1, updated_by = ? WHERE {key_col} = ?",
+                                [values.get(c) for c in cols if c != key_col] + [editor.name, change.key])
+                else:
+                    cur.execute(f"DELETE FROM {table} WHERE {key_col} = ?", [change.key])
+                after = _get_row(cur, table, change.key)
+                cur.execute("INSERT INTO change_log VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            [change_set_id, seq, table, change.key, change.action,
+                             None if current is None else json.dumps(_content(current)),
+                             None if after is None else json.dumps(_content(after))])
+            if conflicts:
+                raise ConflictError(conflicts)
+            cur.execute("UPDATE catalog_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) WHERE key = 'data_version'")
+            cur.execute("COMMIT")
+        except duckdb.ConstraintException as exc:
+            cur.execute("ROLLBACK")
+            raise ChangeValidationError([("change set", "constraint", str(exc).split("\n")[0])]) from exc
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+    return ApplyResult(change_set_id=change_set_id, rows=len(change_set.changes), warnings=warnings)
+
+
+def _restore_changes(cur, to_change_set_id: int, table: str | None, key: str | None) -> list[RowChange]:
+    """Row changes that bring rows back to their state right after change set ``to_change_set_id``."""
+    entries = cur.execute(
+        """SELECT table_name, row_key, before_json FROM change_log
+           WHERE change_set_id > ? AND (CAST(? AS VARCHAR) IS NULL OR table_name = ?)
+             AND (CAST(? AS VARCHAR) IS NULL OR row_key = ?)
+           ORDER BY change_set_id, seq""",
+        [to_change_set_id, table, table, key, key],
+    ).fetchall()
+    first_state: dict[tuple[str, str], str | None] = {}
+    for t, k, before in entries:
+        first_state.setdefault((t, k), before)
+    changes = []
+    for (t, k), before in first_state.items():
+        target = None if before is None else json.loads(before)
+        current = _get_row(cur, t, k)
+        if target is None and current is not None:
+            changes.append(RowChange(table=t, action="delete", key=k, expected_version=current["row_version"]))
+        elif target is not None and current is None:
+            changes.append(RowChange(table=t, action="insert", key=k, values=target))
+        elif target is not None and _content(current) != target:
+            changes.append(RowChange(table=t, action="update", key=k, values=target, expected_version=current["row_version"]))
+    return changes
+
+
+class _Writes:
+    """Write verbs and the audit trail of :class:`CatalogStore`."""
+
+    @_store_write
+    def apply_changes(self, change_set: ChangeSet, editor: Editor, *, usd_per_eur: float = 1.0) -> ApplyResult:
+        """Validate and write a change set as one transaction, with a change-log entry per row.
+
+        All or nothing: a validation error, a hardware-truth error or a version conflict on any row
+        leaves the catalog unchanged. ``usd_per_eur`` only feeds the price-plausibility warnings.
+        """
+        return _apply(self, change_set, editor, usd_per_eur)
+
+    @_store_write
+    def restore(self, to_change_set_id: int, editor: Editor, *, table: str | None = None, key: str | None = None,
+                message: str | None = None) -> ApplyResult | None:
+        """Bring the whole catalog (or one table, or one row) back to its state after a change set.
+
+        The restore is itself a logged change set; the log keeps everything. Returns None when there
+        is nothing to change.
+        """
+        if editor.role != Role.EDITOR:
+            raise CatalogPermissionError(f"{editor.name} is not an editor: nothing was restored.")
+        with _WRITE_LOCK:
+            changes = _restore_changes(self.cursor(), to_change_set_id, table, key)
+        if not changes:
+            return None
+        scope = "the catalog" if table is None else (f"{table}" if key is None else f"{table}:{key}")
+        msg = message or f"restore {scope} to change set {to_change_set_id}"
+        return _apply(self, ChangeSet(changes=changes, message=msg, kind="restore"), editor, 1.0)
+
+    def change_sets(self) -> pd.DataFrame:
+        return self.cursor().execute(
+            """SELECT s.change_set_id, s.created_at, s.editor, s.kind, s.message, count(l.seq) AS rows
+               FROM change_sets s LEFT JOIN change_log l USING (change_set_id)
+               GROUP BY ALL ORDER BY s.change_set_id DESC"""
+        ).df()
+
+    def change_log(self, change_set_id: int) -> pd.DataFrame:
+        return self.cursor().execute(
+            "SELECT seq, table_name, row_key, action, before_json, after_json FROM change_log "
+            "WHERE change_set_id = ? ORDER BY seq", [change_set_id]
+        ).df()
+
+    def row(self, table: str, key: str) -> dict | None:
+        """One row with its ``row_version`` (what an editor starts from)."""
+        if table not in TABLE_KEYS:
+            raise CatalogError(f"unknown table {table!r}")
+        return _get_row(self.cursor(), table, key)
+
+    def content_checksum(self) -> str:
+        """md5 over every editable table's content (meta columns excluded): equal content, equal sum."""
+        cur = self.cursor()
+        parts = []
+        for table in _TABLE_ORDER:
+            cols = ", ".join(c for c in _TABLE_COLUMNS[table] if c not in _META_COLUMNS)
+            key = TABLE_KEYS[table]
+            parts.append(cur.execute(
+                f"SELECT md5(coalesce(string_agg(CAST(row({cols}) AS VARCHAR), '|' ORDER BY {key}), '')) FROM {table}"
+            ).fetchone()[0])
+        return "-".join(parts)
+
+
+class CatalogStore(_Writes):
     """An open catalog. Thread-safe for reads: every call takes its own cursor."""
 
     def __init__(self, path: str | os.PathLike, *, read_only: bool | None = None):

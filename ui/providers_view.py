@@ -62,7 +62,7 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
     """The offers frame prepared for ``st.dataframe`` and its column configuration."""
     out = eur_columns_to_display(df, PRICE_COLUMNS, display)
     out["age"] = age_label(age_days(out["as_of_date"], today), STALE_AFTER_DAYS)
-    out["certifications"] = out["certifications"].map(lambda v: ", ".join(v) if len(v) else "none found")
+    out["certifications"] = out["certifications"].map(lambda v: v.replace(";", ", ") if v else "none found")
     for col in ["form_factor", "memory_type", "intra_node", "inter_node", "datacenter_country", "native_currency"]:
         out[col] = out[col].astype("object").where(out[col].notna(), "not stated")
     columns = [
