@@ -446,6 +446,30 @@ class _Writes:
             raise CatalogError(f"unknown table {table!r}")
         return _get_row(self.cursor(), table, key)
 
+    def editable_rows(self, table: str, *, current_only: bool = True) -> pd.DataFrame:
+        """A table's content plus ``row_version`` and ``updated_by`` (prices: current rows unless asked)."""
+        if table not in TABLE_KEYS:
+            raise CatalogError(f"unknown table {table!r}")
+        cols = ", ".join([c for c in _TABLE_COLUMNS[table] if c not in _META_COLUMNS] + ["row_version", "updated_by"])
+        where = "WHERE valid_to IS NULL" if (table == "prices" and current_only) else ""
+        return self.cursor().execute(f"SELECT {cols} FROM {table} {where} ORDER BY {TABLE_KEYS[table]}").df()
+
+    def stale_rows(self, today: dt.date | None = None) -> pd.DataFrame:
+        """Rows observed more than STALE_AFTER_DAYS ago: the "needs re-verification" list, oldest first."""
+        today = today or dt.date.today()
+        return self.cursor().execute(
+            """SELECT 'providers' AS table_name, provider_id AS row_key, name AS what, as_of, as_of_date AS observed,
+                      source_url FROM providers WHERE as_of_date < $sb
+               UNION ALL
+               SELECT 'offers', offer_id, provider_id || ' · ' || gpu_model || ' · ' || region, as_of, as_of_date,
+                      source_url FROM offers WHERE as_of_date < $sb
+               UNION ALL
+               SELECT 'prices', price_id, price_type || ' ' || amount_per_gpu_hour || ' ' || currency, retrieved_at,
+                      valid_from, source_url FROM prices WHERE valid_to IS NULL AND valid_from < $sb
+               ORDER BY observed, table_name, row_key""",
+            {"sb": today - dt.timedelta(days=STALE_AFTER_DAYS)},
+        ).df()
+
     def content_checksum(self) -> str:
         """md5 over every editable table's content (meta columns excluded): equal content, equal sum."""
         cur = self.cursor()

@@ -9,7 +9,7 @@ from ui.scenario import DisplaySettings, Scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-PAGES = ["app_pages/home.py", "app_pages/providers.py"]
+PAGES = ["app_pages/home.py", "app_pages/providers.py", "app_pages/editor.py"]
 
 
 def run_page(page: str) -> AppTest:

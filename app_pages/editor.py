@@ -1,0 +1,39 @@
+"""Catalog editor: validated edits with provenance, history and restore, and the re-verification list."""
+
+import streamlit as st
+
+from ui import editor_actions as actions
+from ui.auth import sign_in_panel
+from ui.catalog import get_store
+from ui.editor_view import EDITABLE_TABLES, column_config, editable_frame
+
+store = get_store()
+st.title("Catalog editor")
+st.caption("Every save is one transaction, validated row by row and logged with who, when and why. "
+           "Prices are never overwritten: a new price closes the old one.")
+who = sign_in_panel()
+can_edit = actions.can_edit(who, store)
+
+tabs = st.tabs([*EDITABLE_TABLES.values(), "History", "Needs re-verification"])
+for tab, table in zip(tabs, EDITABLE_TABLES, strict=False):
+    with tab:
+        frame = editable_frame(store.editable_rows(table), table)
+        if not can_edit:
+            st.dataframe(frame, column_config=column_config(table), hide_index=True, width="stretch")
+            continue
+        st.data_editor(frame, column_config=column_config(table), hide_index=True, width="stretch",
+                       num_rows="dynamic", key=f"ed_{table}", disabled=["row_version", "updated_by"])
+        c1, c2 = st.columns([4, 1])
+        message = c1.text_input("What changed and why (saved in the history)", key=f"ed_msg_{table}",
+                                placeholder="e.g. Scaleway list price of 2026-11-30, checked on scaleway.com")
+        c2.button("Save changes", key=f"ed_save_{table}", type="primary", on_click=actions.save,
+                  args=(store, table, frame, who), width="stretch")
+        actions.show_outcome(table)
+
+with tabs[-2]:
+    actions.history_view(store, who if can_edit else None)
+with tabs[-1]:
+    stale = store.stale_rows()
+    st.markdown(f"**{len(stale)} rows** were observed more than 180 days ago: refresh them from their source.")
+    st.dataframe(stale, hide_index=True, width="stretch",
+                 column_config={"source_url": st.column_config.LinkColumn("source", display_text="source ↗")})

@@ -1,0 +1,105 @@
+"""AppTest of the Catalog editor: sign-in gates editing, edits save as validated change sets, history restores."""
+
+from pathlib import Path
+
+import bcrypt
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from catalog.store import CatalogStore
+
+ROOT = Path(__file__).resolve().parents[2]
+PRICE_ID = "scaleway-h100-pcie-h100-1-80g-fr-par-2-eur:on-demand::2026-09-27"
+HASH = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(rounds=4)).decode()
+
+
+def editor_page(secrets: dict | None = None, user: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for k, v in (secrets or {}).items():
+        at.secrets[k] = v
+    if user is not None:
+        at.user = user
+    at.run()
+    at.switch_page("app_pages/editor.py").run()
+    return at
+
+
+def sign_in(at: AppTest, name: str, password: str) -> AppTest:
+    at.text_input[0].set_value(name)
+    at.text_input[1].set_value(password)
+    at.button[0].click().run()
+    return at
+
+
+def test_without_sign_in_the_catalog_is_read_only(catalog_path):
+    at = editor_page()
+    assert not at.exception
+    assert any("Read-only" in i.value for i in at.info)
+    assert not [b for b in at.button if b.label == "Save changes"]
+
+
+def test_password_sign_in_gates_editing(catalog_path):
+    at = editor_page({"local_users": {"alice": {"password_hash": HASH, "role": "editor"}}})
+    assert not [b for b in at.button if b.label == "Save changes"]
+    sign_in(at, "alice", "wrong")
+    assert any("wrong password" in e.value for e in at.error)
+    sign_in(at, "alice", "s3cret")
+    assert any("Signed in as **alice** (editor)" in c.value for c in at.caption)
+    assert [b for b in at.button if b.label == "Save changes"]
+
+
+def test_oidc_non_editor_sees_read_only(catalog_path):
+    secrets = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 20,
+                        "client_id": "c", "client_secret": "s",
+                        "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"},
+               "editors": {"emails": ["ed@example.com"]}}
+    viewer = editor_page(secrets, {"is_logged_in": True, "email": "bob@example.com"})
+    assert any("is a viewer" in i.value for i in viewer.info)
+    assert not [b for b in viewer.button if b.label == "Save changes"]
+    editor = editor_page(secrets, {"is_logged_in": True, "email": "ed@example.com"})
+    assert [b for b in editor.button if b.label == "Save changes"]
+
+
+@pytest.fixture
+def signed_in(catalog_path):
+    return sign_in(editor_page({"local_users": {"alice": {"password_hash": HASH, "role": "editor"}}}), "alice", "s3cret")
+
+
+def _row_index(catalog_path, table, key):
+    table_key = {"prices": "price_id", "providers": "provider_id"}[table]
+    with CatalogStore(catalog_path) as s:
+        return int(s.editable_rows(table).reset_index(drop=True).query(f"{table_key} == @key").index[0])
+
+
+def test_a_price_edit_saves_as_a_new_price_and_keeps_the_old(signed_in, catalog_path):
+    at = signed_in
+    idx = _row_index(catalog_path, "prices", PRICE_ID)
+    at.session_state["ed_prices"] = {"edited_rows": {idx: {"amount_per_gpu_hour": 2.55}}, "added_rows": [], "deleted_rows": []}
+    at.text_input(key="ed_msg_prices").set_value("Scaleway list price checked 2026-12-01")
+    at.button(key="ed_save_prices").click().run()
+    assert any("Saved change set #1" in s.value for s in at.success), [e.value for e in at.error]
+    with CatalogStore(catalog_path) as s:
+        prices = s.list_prices(current_only=False).query("offer_id == 'scaleway-h100-pcie-h100-1-80g-fr-par-2-eur'")
+        assert sorted(prices.amount_per_gpu_hour) == [2.55, 2.87]
+        old = prices[prices.amount_per_gpu_hour == 2.87].iloc[0]
+        assert old.valid_to is not None and not (old.valid_to != old.valid_to)  # closed, not deleted
+        assert s.change_sets().iloc[0]["editor"] == "alice"
+
+
+def test_an_invalid_cell_blocks_the_save_with_row_column_reason(signed_in, catalog_path):
+    at = signed_in
+    idx = _row_index(catalog_path, "prices", PRICE_ID)
+    at.session_state["ed_prices"] = {"edited_rows": {idx: {"currency": "GBP"}}, "added_rows": [], "deleted_rows": []}
+    at.text_input(key="ed_msg_prices").set_value("typo")
+    at.button(key="ed_save_prices").click().run()
+    assert any("Nothing was saved" in e.value for e in at.error)
+    problems = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert "currency" in set(problems["column"]) and problems["reason"].str.contains("EUR").any()
+
+
+def test_save_needs_a_message(signed_in, catalog_path):
+    at = signed_in
+    idx = _row_index(catalog_path, "prices", PRICE_ID)
+    at.session_state["ed_prices"] = {"edited_rows": {idx: {"amount_per_gpu_hour": 2.5}}, "added_rows": [], "deleted_rows": []}
+    at.button(key="ed_save_prices").click().run()
+    assert any("Say what changed and why" in e.value for e in at.error)
