@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
+# Loopback by default: with no sign-in configured, editing is allowed only on loopback (README, Sign-in).
+ADDRESS ?= 127.0.0.1
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
 .PHONY: setup run test test-fast e2e bench catalog chromium screenshots lint clean
@@ -20,10 +22,10 @@ setup: $(STAMP)
 catalog: setup
 	$(BIN)/python -m catalog.cli build
 
-## Start the app on http://localhost:$(PORT) (make run PORT=8502 for another port).
+## Start the app on http://localhost:$(PORT) (PORT=8502 for another port; ADDRESS=0.0.0.0 to serve a room).
 run: catalog
-	$(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.headless true \
-		--browser.gatherUsageStats false
+	$(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address $(ADDRESS) \
+		--server.headless true --browser.gatherUsageStats false
 
 ## Debian's Chromium drives the real-browser tests (Playwright cannot download its own browser here).
 chromium:
