@@ -75,3 +75,15 @@ def test_schema_checks_list_exactly_the_model_enums():
                  models.PriceMethod, models.Currency]:
         listed = "(" + ", ".join(f"'{e.value}'" for e in enum) + ")"
         assert listed in sql, f"schema.sql CHECK list for {enum.__name__} differs from the model enum"
+
+
+def test_seed_passes_the_hardware_truth_rules(seed):
+    from catalog.rules import RuleContext, check_offer
+
+    ctx = RuleContext(
+        specs={s.gpu_spec_id: s.model_dump() for s in seed.gpu_specs},
+        gpu_models={g.gpu_model for g in seed.gpu_models},
+        aliases={a.alias.lower(): a.gpu_model for a in seed.gpu_aliases},
+    )
+    errors = [f for o in seed.offers for f in check_offer(o.model_dump(), ctx) if f.level == "error"]
+    assert errors == []
