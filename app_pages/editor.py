@@ -14,7 +14,7 @@ st.caption("Every save is one transaction, validated row by row and logged with 
 who = sign_in_panel()
 can_edit = actions.can_edit(who, store)
 
-tabs = st.tabs([*EDITABLE_TABLES.values(), "History", "Needs re-verification"])
+tabs = st.tabs([*EDITABLE_TABLES.values(), "History", "Import / export", "Needs re-verification"])
 for tab, table in zip(tabs, EDITABLE_TABLES, strict=False):
     with tab:
         frame = editable_frame(store.editable_rows(table), table)
@@ -30,8 +30,10 @@ for tab, table in zip(tabs, EDITABLE_TABLES, strict=False):
                   args=(store, table, frame, who), width="stretch")
         actions.show_outcome(table)
 
-with tabs[-2]:
+with tabs[-3]:
     actions.history_view(store, who if can_edit else None)
+with tabs[-2]:
+    actions.import_export_view(store, who if can_edit else None)
 with tabs[-1]:
     stale = store.stale_rows()
     st.markdown(f"**{len(stale)} rows** were observed more than 180 days ago: refresh them from their source.")

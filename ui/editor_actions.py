@@ -110,3 +110,99 @@ def _restore(store: CatalogStore, editor: Editor, change_set_id: int, **scope) -
         st.info("Nothing to restore: already in that state.")
     else:
         st.success(f"Restored (logged as change set #{result.change_set_id}).")
+
+
+def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
+    """Export any table (CSV) or the whole catalog (Excel); import with a preview diff and a report."""
+    from catalog.importer import (
+        ImportFormatError,
+        close_superseded_prices,
+        detect_format,
+        export_csv,
+        export_excel,
+        preview_table_import,
+        public_catalog_to_offers,
+        read_table_file,
+    )
+    from ui.editor_view import EDITABLE_TABLES
+
+    st.markdown("**Export**")
+    c1, c2, c3 = st.columns(3)
+    table = c1.selectbox("Table", list(EDITABLE_TABLES), format_func=EDITABLE_TABLES.get, key="io_table")
+    c2.download_button("Download table (CSV)", export_csv(store.editable_rows(table)), file_name=f"{table}.csv",
+                       mime="text/csv", key="io_csv")
+    c3.download_button("Download whole catalog (Excel)",
+                       export_excel({t: store.editable_rows(t) for t in EDITABLE_TABLES}),
+                       file_name="gpu-cloud-catalog.xlsx", key="io_xlsx")
+    if editor is None:
+        st.info("Sign in as an editor to import.")
+        return
+    st.markdown("**Import** — our own export (CSV per table or the Excel workbook), SkyPilot `vms.csv` or dstack gpuhunt CSV")
+    upload = st.file_uploader("CSV or Excel file", type=["csv", "xlsx"], key="io_upload")
+    if upload is None:
+        return
+    try:
+        frames = read_table_file(upload.getvalue(), upload.name)
+    except ImportFormatError as exc:
+        st.error(str(exc))
+        return
+    complete = st.checkbox("The file is the complete table: remove catalog rows missing from it", key="io_complete")
+    changes, problems, summary = [], [], []
+    for sheet, frame in frames.items():
+        fmt = sheet if sheet in EDITABLE_TABLES else detect_format(frame)
+        if fmt in EDITABLE_TABLES:
+            p = preview_table_import(frame, fmt, store.editable_rows(fmt), complete=complete)
+            changes += p.changes
+            problems += [(f"{fmt} {r}", c, m) for r, c, m in p.problems]
+            summary.append({"table": fmt, "added": p.added, "changed": p.changed, "removed": p.removed, "unchanged": p.unchanged})
+        elif fmt in ("skypilot", "gpuhunt"):
+            providers = store.table("providers").provider_id.tolist()
+            a, b, c = st.columns(3)
+            provider = a.selectbox(f"Provider of this {fmt} file", providers, index=None, key="io_provider")
+            url = b.text_input("Where the file comes from (URL)", key="io_url")
+            as_of = c.text_input("Date of the file (YYYY-MM-DD, or YYYY-MM)", key="io_asof")
+            if not (provider and url and as_of):
+                st.info("Name the provider, the file's source URL and its date: provenance is never made up.")
+                return
+            aliases = {a.lower(): m for a, m in zip(store.table("gpu_aliases").alias, store.table("gpu_aliases").gpu_model, strict=True)}
+            aliases |= {m.lower(): m for m in store.table("gpu_models").gpu_model}
+            try:
+                offers_f, prices_f, probs = public_catalog_to_offers(frame, fmt, provider_id=provider, source_url=url,
+                                                                    as_of=as_of, aliases=aliases)
+            except ValueError as exc:
+                st.error(f"Cannot map the file: {exc}")
+                return
+            problems += probs
+            for t, f in (("offers", offers_f), ("prices", prices_f)):
+                if len(f):
+                    p = preview_table_import(f, t, store.editable_rows(t))
+                    changes += p.changes
+                    problems += [(f"{t} {r}", col, m) for r, col, m in p.problems]
+                    summary.append({"table": t, "added": p.added, "changed": p.changed, "removed": 0, "unchanged": p.unchanged})
+            changes += close_superseded_prices(changes, store.editable_rows("prices"))
+        else:
+            problems.append((sheet or upload.name, "columns", "not a catalog table, SkyPilot or gpuhunt file"))
+    st.dataframe(pd.DataFrame(summary), hide_index=True)
+    if problems:
+        st.error(f"Nothing will be imported until these {len(problems)} problem(s) are fixed in the file.")
+        st.dataframe(pd.DataFrame(problems, columns=["row", "column", "reason"]), hide_index=True, width="stretch")
+        return
+    if not changes:
+        st.info("The file matches the catalog: nothing to import.")
+        return
+    st.dataframe(pd.DataFrame([{"table": c.table, "action": c.action, "key": c.key} for c in changes[:500]]),
+                 hide_index=True, width="stretch", height=220)
+    message = st.text_input("What this import is (saved in the history)", key="io_message")
+    if st.button("Apply import", type="primary", key="io_apply", disabled=not message.strip()):
+        try:
+            result = store.apply_changes(ChangeSet(changes=changes, message=message, kind="import"), editor,
+                                         usd_per_eur=get_scenario().display.usd_per_eur)
+        except ChangeValidationError as exc:
+            st.error(str(exc))
+            st.dataframe(pd.DataFrame(exc.problems, columns=["row", "column", "reason"]), hide_index=True)
+            return
+        except CatalogError as exc:
+            st.error(str(exc))
+            return
+        st.cache_data.clear()
+        st.success(f"Imported as change set #{result.change_set_id}: {result.rows} row change(s).")

@@ -21,7 +21,7 @@ from engine.tco import (
     tornado,
 )
 from ui.format import money
-from ui.scenario import DisplaySettings, TcoSection, get_scenario, update_scenario
+from ui.scenario import DisplaySettings, TcoSection, update_scenario
 
 #: Chip-to-server power ratio for an H100 node: (10.2 kW / 8) / 0.7 kW = 1.82, Epoch AI
 #: training-cost-trends energy.py (domain-model.md section 4). Used to turn a GPU's TDP into power per

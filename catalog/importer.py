@@ -1,0 +1,252 @@
+"""Import and export of catalog tables (no SQL here: the store applies the resulting change set).
+
+Formats read:
+
+* **our own export** — one CSV per table, or an Excel workbook with one sheet per table (sheet name =
+  table name), columns = the table's model fields;
+* **SkyPilot** ``vms.csv`` (columns ``InstanceType, AcceleratorName, AcceleratorCount, Price, SpotPrice,
+  Region``) and **dstack gpuhunt** CSV (``instance_name, location, price, gpu_count, gpu_name, spot``): public
+  offer catalogs users already have. Their GPU names go through the alias table; the fields they lack
+  (form factor, fabric, country...) are left empty for an editor to complete, and the provider, the
+  file's source URL and its date come from the person importing it (provenance is never made up).
+
+An import is first a *preview*: added / changed / removed rows and a validation report. Applying it is
+one all-or-nothing change set through :meth:`catalog.store.CatalogStore.apply_changes`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+from dataclasses import dataclass, field
+
+import pandas as pd
+from pydantic import ValidationError
+
+from catalog.models import TABLE_KEYS, TABLE_MODELS, RowChange, as_of_lower_bound
+
+MAX_IMPORT_BYTES = 20 * 1024 * 1024
+SKYPILOT_COLUMNS = {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"}
+GPUHUNT_COLUMNS = {"instance_name", "location", "price", "gpu_count", "gpu_name"}
+_META = {"row_version", "updated_by", "as_of_date"}
+
+
+class ImportFormatError(ValueError):
+    """The file cannot be read as any supported format; the message says why."""
+
+
+@dataclass
+class ImportPreview:
+    table: str
+    changes: list[RowChange] = field(default_factory=list)
+    problems: list[tuple[str, str, str]] = field(default_factory=list)  # (row, column, reason)
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and bool(self.changes)
+
+
+def read_table_file(data: bytes, filename: str) -> dict[str, pd.DataFrame]:
+    """Frames by sheet (Excel) or one frame keyed ``""`` (CSV). Raises :class:`ImportFormatError`."""
+    if len(data) == 0:
+        raise ImportFormatError("The file is empty.")
+    if len(data) > MAX_IMPORT_BYTES:
+        raise ImportFormatError(f"The file is {len(data) / 1e6:.0f} MB; imports are limited to "
+                                f"{MAX_IMPORT_BYTES / 1e6:.0f} MB. Split it by table or provider.")
+    try:
+        if filename.lower().endswith((".xlsx", ".xlsm")):
+            sheets = pd.read_excel(io.BytesIO(data), sheet_name=None, dtype=object)
+            return {name: df for name, df in sheets.items()}
+        return {"": pd.read_csv(io.BytesIO(data), dtype=object, keep_default_na=False, na_values=[""])}
+    except Exception as exc:  # parser errors of many kinds: report, never crash
+        raise ImportFormatError(f"The file could not be read as {'Excel' if filename.lower().endswith('.xlsx') else 'CSV'}: "
+                                f"{str(exc).splitlines()[0][:200]}") from exc
+
+
+def detect_format(frame: pd.DataFrame) -> str:
+    cols = set(frame.columns)
+    if SKYPILOT_COLUMNS <= cols:
+        return "skypilot"
+    if GPUHUNT_COLUMNS <= cols:
+        return "gpuhunt"
+    for table, model in TABLE_MODELS.items():
+        if TABLE_KEYS[table] in cols and cols - _META <= set(model.model_fields):
+            return table
+    return "unknown"
+
+
+def _cell(value):
+    if value is None:
+        return None
+    try:
+        if pd.isna(value):  # NaN, NaT and pandas' NA alike
+            return None
+    except (TypeError, ValueError):  # list-like cells
+        pass
+    if isinstance(value, pd.Timestamp):
+        return value.date()
+    if isinstance(value, str) and value.strip() == "":
+        return None
+    return value
+
+
+def _normalise(row: dict, table: str) -> dict:
+    return TABLE_MODELS[table].model_validate(row).model_dump(mode="json")
+
+
+def preview_table_import(frame: pd.DataFrame, table: str, current: pd.DataFrame, *,
+                         complete: bool = False) -> ImportPreview:
+    """Compare a file's rows with the catalog's ``current`` rows of ``table`` (with ``row_version``).
+
+    ``complete=True`` means the file is the whole table: catalog rows missing from it are removed.
+    """
+    preview = ImportPreview(table=table)
+    model, key = TABLE_MODELS[table], TABLE_KEYS[table]
+    fields = set(model.model_fields)
+    missing = sorted(c for c in fields if model.model_fields[c].is_required() and c not in frame.columns)
+    unknown = sorted(set(frame.columns) - fields - _META)
+    if missing:
+        preview.problems.append(("file", ", ".join(missing), "required column(s) missing"))
+    if unknown:
+        preview.problems.append(("file", ", ".join(unknown), f"not a column of {table}"))
+    if preview.problems:
+        return preview
+    current_by_key = {r[key]: r for r in current.to_dict("records")}
+    seen: set[str] = set()
+    for i, raw in enumerate(frame.to_dict("records"), start=2):
+        values = {k: _cell(v) for k, v in raw.items() if k in fields}
+        row_key = str(values.get(key) or "")
+        where = f"line {i} ({row_key or 'no key'})"
+        if not row_key:
+            preview.problems.append((where, key, "the key is empty"))
+            continue
+        if row_key in seen:
+            preview.problems.append((where, key, "duplicate key in the file"))
+            continue
+        seen.add(row_key)
+        try:
+            new = _normalise(values, table)
+        except ValidationError as exc:
+            for e in exc.errors():
+                preview.problems.append((where, ".".join(map(str, e["loc"])) or "row", e["msg"]))
+            continue
+        except (TypeError, ValueError) as exc:
+            preview.problems.append((where, "row", f"cannot read the row: {exc}"))
+            continue
+        existing = current_by_key.get(row_key)
+        if existing is None:
+            preview.changes.append(RowChange(table=table, action="insert", key=row_key, values=new))
+            preview.added += 1
+            continue
+        old = _normalise({k: _cell(v) for k, v in existing.items() if k in fields}, table)
+        if old == new:
+            preview.unchanged += 1
+        else:
+            preview.changes.append(RowChange(table=table, action="update", key=row_key, values=new,
+                                             expected_version=int(existing["row_version"])))
+            preview.changed += 1
+    if complete:
+        for row_key, existing in current_by_key.items():
+            if row_key not in seen:
+                preview.changes.append(RowChange(table=table, action="delete", key=row_key,
+                                                 expected_version=int(existing["row_version"])))
+                preview.removed += 1
+    return preview
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
+
+
+def public_catalog_to_offers(frame: pd.DataFrame, fmt: str, *, provider_id: str, source_url: str, as_of: str,
+                             aliases: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame, list[tuple[str, str, str]]]:
+    """Map a SkyPilot or gpuhunt file to our offers and prices frames (plus problems per line).
+
+    GPU names resolve through ``aliases`` (lower-case alias → catalog model; catalog model names map to
+    themselves). Rows without a GPU or a price are skipped with a reason.
+    """
+    cols = {"skypilot": ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"),
+            "gpuhunt": ("instance_name", "gpu_name", "gpu_count", "price", "location")}[fmt]
+    inst_c, gpu_c, count_c, price_c, region_c = cols
+    offers, prices, problems = [], [], []
+    for i, r in enumerate(frame.to_dict("records"), start=2):
+        gpu_name = _cell(r.get(gpu_c))
+        where = f"line {i} ({_cell(r.get(inst_c))})"
+        if gpu_name is None:
+            continue  # CPU-only instance: not a GPU offer
+        model = aliases.get(str(gpu_name).strip().lower())
+        if model is None:
+            problems.append((where, gpu_c, f"unknown GPU name '{gpu_name}': add it to the alias table"))
+            continue
+        try:
+            count = float(_cell(r.get(count_c)) or "nan")
+            price = float(_cell(r.get(price_c)) or "nan")
+        except ValueError:
+            problems.append((where, price_c, "price or GPU count is not a number"))
+            continue
+        if not (count > 0 and price >= 0):
+            problems.append((where, price_c, "no price or GPU count"))
+            continue
+        is_spot = fmt == "gpuhunt" and str(_cell(r.get("spot")) or "").lower() in ("true", "1", "yes")
+        offer_id = _slug(f"{provider_id}-{model}-{r[inst_c]}-{r[region_c]}")
+        offers.append({"offer_id": offer_id, "provider_id": provider_id, "gpu_model": model,
+                       "gpus_per_node": int(count) if float(count).is_integer() else None,
+                       "region": str(r[region_c]), "source_url": source_url, "as_of": as_of,
+                       "notes": f"Imported from a {fmt} catalog: SKU {r[inst_c]}, instance price {price} per hour "
+                                f"for {count:g} GPUs. Form factor, fabric and country not in the file."})
+        ptype = "spot" if is_spot else "on-demand"
+        prices.append({"price_id": f"{offer_id}:{ptype}::{as_of}", "offer_id": offer_id, "price_type": ptype,
+                       "amount_per_gpu_hour": round(price / count, 6), "currency": "USD",
+                       "valid_from": as_of_lower_bound(as_of).isoformat(), "source_url": source_url,
+                       "retrieved_at": as_of, "method": "page"})
+        spot = _cell(r.get("SpotPrice")) if fmt == "skypilot" else None
+        if spot is not None:
+            try:
+                spot_price = float(spot) / count
+                prices.append({**prices[-1], "price_id": f"{offer_id}:spot::{as_of}", "price_type": "spot",
+                               "amount_per_gpu_hour": round(spot_price, 6)})
+            except ValueError:
+                problems.append((where, "SpotPrice", "not a number"))
+    offer_frame = pd.DataFrame(offers).drop_duplicates("offer_id") if offers else pd.DataFrame(columns=["offer_id"])
+    price_frame = pd.DataFrame(prices).drop_duplicates("price_id") if prices else pd.DataFrame(columns=["price_id"])
+    return offer_frame, price_frame, problems
+
+
+def export_csv(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def export_excel(frames: dict[str, pd.DataFrame]) -> bytes:
+    buf = io.BytesIO()
+    with pd.ExcelWriter(buf, engine="openpyxl") as writer:
+        for name, frame in frames.items():
+            out = frame.copy()
+            for col in out.columns:
+                if out[col].dtype == object:
+                    out[col] = out[col].map(lambda v: v.isoformat() if isinstance(v, dt.date) else v)
+            out.to_excel(writer, sheet_name=name[:31], index=False)
+    return buf.getvalue()
+
+
+def close_superseded_prices(changes: list[RowChange], current_prices: pd.DataFrame) -> list[RowChange]:
+    """For every imported new price, close the current price of the same offer, type and term (history
+    is kept: ``valid_to`` = the new price's ``valid_from``). Returns the extra update changes."""
+    extra: list[RowChange] = []
+    current = current_prices.to_dict("records")
+    for change in changes:
+        if change.table != "prices" or change.action != "insert":
+            continue
+        new = change.values
+        for old in current:
+            if (old["offer_id"] == new["offer_id"] and old["price_type"] == new["price_type"]
+                    and _cell(old.get("term_months")) == _cell(new.get("term_months")) and old["price_id"] != new["price_id"]):
+                values = {k: _cell(v) for k, v in old.items() if k in TABLE_MODELS["prices"].model_fields}
+                values["valid_to"] = new["valid_from"]
+                extra.append(RowChange(table="prices", action="update", key=old["price_id"], values=values,
+                                       expected_version=int(old["row_version"])))
+    return extra
