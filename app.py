@@ -17,6 +17,7 @@ PAGES = [
     st.Page("app_pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("app_pages/providers.py", title="Providers & offers", icon=":material/dns:"),
     st.Page("app_pages/tco.py", title="Rent or own (TCO)", icon=":material/savings:"),
+    st.Page("app_pages/workload.py", title="Workload cost", icon=":material/speed:"),
     st.Page("app_pages/editor.py", title="Catalog editor", icon=":material/edit_note:"),
 ]
 draw_sidebar()

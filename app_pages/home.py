@@ -30,6 +30,12 @@ st.subheader("Ask the catalog")
 cols = st.columns(2)
 cols[0].page_link("app_pages/providers.py", label="Providers & offers: who offers H100 SXM with InfiniBand in the EU, at what price?",
                   icon=":material/dns:")
+cols[1].page_link("app_pages/tco.py", label="Rent or own: above which utilisation does a dedicated cluster beat renting?",
+                  icon=":material/savings:")
+cols[0].page_link("app_pages/workload.py", label="Workload cost: what does this training job or a million tokens cost on each offer?",
+                  icon=":material/speed:")
+cols[1].page_link("app_pages/editor.py", label="Catalog editor: keep prices and specs true, with history and sources",
+                  icon=":material/edit_note:")
 
 left, right = st.columns(2)
 all_offers = offers(None, display.usd_per_eur).assign(age_days=lambda d: age_days(d["as_of_date"]))

@@ -142,8 +142,8 @@ def diff_table(log: pd.DataFrame) -> pd.DataFrame:
     """One line per changed field: table, key, action, field, before, after."""
     lines = []
     for r in log.itertuples():
-        before = json.loads(r.before_json) if r.before_json else {}
-        after = json.loads(r.after_json) if r.after_json else {}
+        before = json.loads(r.before_json) if isinstance(r.before_json, str) else {}  # NaN/None: no row before
+        after = json.loads(r.after_json) if isinstance(r.after_json, str) else {}
         fields = sorted(set(before) | set(after))
         changed = [f for f in fields if before.get(f) != after.get(f)] if r.action == "update" else ["(row)"]
         for f in changed:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Literal
 
 import streamlit as st
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.money import DEFAULT_USD_PER_EUR
+from engine.scoring import CRITERION_NAMES, PRESETS, Constraints
 from engine.tco import TcoInputs
 from engine.workload import InferenceService, TrainingJob
 
@@ -40,16 +41,58 @@ class TcoSection(BaseModel):
 
 
 class WorkloadSection(BaseModel):
-    """Workload cost page (owned by the Workload page; fields may grow)."""
+    """Workload cost page: the job or service priced, and how missing catalog values and prices are treated."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     mode: Literal["training", "inference"] = "training"
     preset: str = "llama-2-70b"
-    training: TrainingJob = TrainingJob.from_preset("llama-2-70b", n_gpus=64)
+    # Default: a 100B-token continued pre-training (or full fine-tune) of Llama 2 70B on 64 GPUs, a job that
+    # fits in weeks on current GPUs; the published 2T-token run would take years on 64 GPUs.
+    training: TrainingJob = TrainingJob.from_preset("llama-2-70b", n_gpus=64, training_tokens=100e9)
     inference: InferenceService = InferenceService.from_preset("llama-2-70b", prompt_tokens=1000, output_tokens=200,
                                                                batch_size=16)
     missing_fabric: Literal["exclude", "assume_default"] = "exclude"
+    price_type: Literal["on-demand", "spot", "reserved", "cheapest"] = "on-demand"
+    tokens_per_day: float = Field(default=100e6, gt=0, le=1e15, description="generated tokens per day [-]")
+    latency_target_s: float = Field(default=10.0, gt=0, le=3600, description="request latency target [s]")
+
+
+class ScoringSection(BaseModel):
+    """Scoring page: preset, weights (points), hard constraints, method, missing-data rule, price basis and
+    the weight uncertainty of the Monte Carlo. Engine units: the maximum price is in EUR per GPU-hour."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    preset: str = "Regulated enterprise"
+    weight_points: dict[str, float] = Field(default_factory=dict)  # empty: the preset's weights
+    constraints: Constraints = PRESETS["Regulated enterprise"].constraints  # the default preset's
+    method: Literal["weighted_sum", "topsis"] = "weighted_sum"
+    missing: Literal["worst", "exclude"] = "worst"
+    price_basis: Literal["on_demand", "reserved", "spot", "cheapest"] = "on_demand"
+    concentration: float = Field(default=20.0, gt=0, le=1000, description="Dirichlet concentration [-]")
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, name: str) -> str:
+        if name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r} (known: {list(PRESETS)})")
+        return name
+
+    @field_validator("weight_points")
+    @classmethod
+    def _known_criteria(cls, points: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(points) - set(CRITERION_NAMES))
+        if unknown:
+            raise ValueError(f"unknown criteria: {unknown}")
+        if any(not 0 <= v <= 100 for v in points.values()):
+            raise ValueError("weight points must be between 0 and 100")
+        return points
+
+    def points(self) -> dict[str, float]:
+        """Weight points of every criterion (0-100): the edited ones, else the preset's."""
+        source = self.weight_points or PRESETS[self.preset].weight_points
+        return {name: float(source.get(name, 0.0)) for name in CRITERION_NAMES}
 
 
 class Scenario(BaseModel):
@@ -59,6 +102,7 @@ class Scenario(BaseModel):
     display: DisplaySettings = DisplaySettings()
     tco: TcoSection = TcoSection()
     workload: WorkloadSection = WorkloadSection()
+    scoring: ScoringSection = ScoringSection()
 
 
 def get_scenario() -> Scenario:

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from catalog.errors import CatalogCorruptError, CatalogError, CatalogLockedError, SchemaVersionError
+from catalog.models import EU_EEA_COUNTRIES
 from catalog.seeding import load_seed
 from catalog.store import NOT_STATED, CatalogStore, OfferFilter, build_catalog
 
@@ -78,7 +79,7 @@ def test_the_first_question_h100_sxm_infiniband_in_the_eu(store):
     df = offers(store, gpu_models=("H100",), form_factors=("SXM",), inter_nodes=("InfiniBand-NDR",),
                 eu_datacenter_only=True)
     assert len(df) >= 1
-    assert set(df.datacenter_country) <= {"NL", "SE", "DE", "FR"}
+    assert set(df.datacenter_country) <= EU_EEA_COUNTRIES
     assert df.on_demand_eur_per_gpu_hour.notna().all()
 
 

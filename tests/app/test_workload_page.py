@@ -1,0 +1,126 @@
+"""AppTest of the Workload cost page on the seed catalog: it ranks offers, FP8 readiness speeds up only GPUs
+with an FP8 peak, invalid input gives a message (no traceback), inference runs, inputs survive a page change."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.workload_view import pareto_front
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+PAGE = "app_pages/workload.py"
+
+
+@pytest.fixture
+def at(catalog_path) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.run()
+    app.switch_page(PAGE).run()
+    assert not app.exception
+    return app
+
+
+def ranking(app: AppTest):
+    """The ranking table (the page's first dataframe), indexed by offer."""
+    return app.dataframe[0].value.set_index("offer_id")
+
+
+def test_workload_page_ranks_offers_on_first_load(at):
+    assert not at.error
+    table = ranking(at)
+    assert len(table) >= 10
+    assert table["cost_eur"].is_monotonic_increasing  # cheapest first
+    assert (table["time"] > 0).all()
+    verdict = next(m.value for m in at.markdown if m.value.startswith("**Cheapest:**"))
+    assert "per job" in verdict and "left out" in verdict
+    assert len(at.get("plotly_chart")) == 2  # scatter and breakdown
+
+
+def test_fp8_ready_changes_h100_costs_and_not_a100_costs(at):
+    before = ranking(at)
+    at.toggle(key="_wl_t_fp8").set_value(True).run()
+    assert not at.exception
+    after = ranking(at).loc[before.index]
+    h100 = before["gpu"].str.startswith("H100")
+    a100 = before["gpu"].str.startswith("A100")
+    assert h100.sum() >= 2 and a100.sum() >= 2
+    assert (after.loc[h100, "cost_eur"] < before.loc[h100, "cost_eur"] * 0.9).all()
+    assert after.loc[h100, "uses_fp8"].all()
+    np.testing.assert_allclose(after.loc[a100, "cost_eur"], before.loc[a100, "cost_eur"])
+    assert not after.loc[a100, "uses_fp8"].any()
+
+
+def test_invalid_input_shows_a_message_not_a_traceback(at):
+    at.number_input(key="_wl_t_tp").set_value(3).run()  # 64 GPUs are not a multiple of 3
+    assert not at.exception
+    assert any("multiple of the **tensor-parallel degree**" in e.value for e in at.error)
+    assert not at.dataframe  # nothing priced from an invalid input
+    at.number_input(key="_wl_t_tp").set_value(8)
+    at.number_input(key="_wl_t_tokens_b").set_value(2e7).run()  # 2e16 tokens > 1e16
+    assert not at.exception
+    assert any("**Training tokens** must be at most 10,000,000 billion" in e.value for e in at.error)
+    at.number_input(key="_wl_t_tokens_b").set_value(100.0).run()
+    assert not at.error and len(ranking(at)) >= 10
+
+
+def test_assume_default_policy_prices_more_offers_and_lists_the_defaults(at):
+    excluded = len(ranking(at))
+    at.segmented_control(key="_wl_policy").set_value("assume_default").run()
+    assert not at.exception
+    table = ranking(at)
+    assert len(table) > excluded
+    assert (table["defaults_used"] != "—").any()
+    left_out = at.dataframe[1].value
+    assert {"left out", "priced with defaults"} <= set(left_out["status"])
+    assert left_out["reason"].str.len().gt(0).all()
+
+
+def test_inference_mode_ranks_by_cost_per_million_tokens(at):
+    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    assert not at.exception and not at.error
+    table = ranking(at)
+    assert len(table) >= 10
+    meets = table[table["meets_latency_target"]]
+    assert meets["cost_eur"].is_monotonic_increasing
+    assert (table["gpus_needed"] >= table["tensor_parallel_degree"]).all()
+    assert any("per million tokens" in m.value for m in at.markdown)
+    at.number_input(key="_wl_i_batch").set_value(1).run()
+    assert not at.exception
+    assert (ranking(at)["request_latency_s"].min() < table["request_latency_s"].min())
+
+
+def test_preset_fills_the_model_and_inputs_survive_a_page_change(at):
+    at.selectbox(key="_wl_preset").set_value("llama-3-8b").run()
+    assert at.number_input(key="_wl_t_params_b").value == pytest.approx(8.0)
+    at.number_input(key="_wl_t_gpus").set_value(16).run()
+    at.switch_page("app_pages/providers.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.number_input(key="_wl_t_gpus").value == 16
+    assert at.number_input(key="_wl_t_params_b").value == pytest.approx(8.0)
+    assert at.session_state["scenario"].workload.training.model_name == "llama-3-8b"
+
+
+def test_usd_display_converts_job_costs(at):
+    from ui.scenario import DisplaySettings
+
+    # Same rate both times: the rate also converts USD-listed catalog prices to EUR.
+    def costs(currency: str):
+        display = DisplaySettings(currency=currency, usd_per_eur=1.2)
+        at.session_state["scenario"] = at.session_state["scenario"].model_copy(update={"display": display})
+        at.run()
+        assert not at.exception
+        return ranking(at)["cost_eur"]
+
+    eur, usd = costs("EUR"), costs("USD")
+    np.testing.assert_allclose(usd.loc[eur.index], eur * 1.2, rtol=1e-9)
+    assert any("$" in m.value and "per job" in m.value for m in at.markdown)
+
+
+def test_pareto_front_keeps_ties_and_drops_dominated_points():
+    time = np.array([1.0, 2.0, 2.0, 3.0, 1.0, np.nan, 0.5])
+    cost = np.array([5.0, 3.0, 4.0, 3.0, 5.0, 1.0, 9.0])
+    assert pareto_front(time, cost).tolist() == [True, True, False, False, True, False, True]

@@ -1,0 +1,29 @@
+"""In Debian Chromium: the Workload cost page shows the ranking table and the time-versus-cost scatter, and
+changing an input re-prices the offers."""
+
+import re
+
+from playwright.sync_api import Page, expect
+
+
+def test_ranking_table_and_scatter_render_and_follow_an_input(page: Page, app_url: str):
+    page.goto(f"{app_url}/workload")
+    expect(page.get_by_role("heading", name="Workload cost")).to_be_visible(timeout=30_000)
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(timeout=30_000)
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Time versus cost, every priced offer")).to_be_visible()
+    expect(page.get_by_text("Pareto front (nothing cheaper and faster)")).to_be_visible()
+
+    fastest = page.locator('[data-testid="stMetric"]').filter(has_text="Fastest job")
+    expect(fastest).to_contain_text(re.compile(r"\d+\.\d (days|hours)"), timeout=30_000)
+    before = fastest.inner_text()
+    verdict = page.locator('[data-testid="stMarkdownContainer"] p').filter(has_text="per job").first
+    verdict_before = verdict.inner_text()
+
+    gpus = page.get_by_label("GPUs", exact=True)
+    gpus.fill("128")
+    gpus.press("Enter")
+    expect(fastest).not_to_have_text(before, timeout=30_000)
+    expect(verdict).not_to_have_text(verdict_before, timeout=30_000)
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    assert not page.locator('[data-testid="stException"]').count()

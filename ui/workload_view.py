@@ -1,0 +1,623 @@
+"""Widgets, data preparation and tables of the Workload cost page (kept here so the page stays thin).
+
+The engine (:mod:`engine.workload`) prices one job on every catalog offer in one vectorised call. This
+module turns the page's widgets into a validated :class:`~ui.scenario.WorkloadSection`, caches that call
+per input, and shapes the result for display: the ranking, the verdict, the offers left out (and why),
+the Pareto front of time versus cost, and the assumptions with their sources. Amounts stay in EUR here
+and are converted to the display currency at the last step (:mod:`ui.format`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from engine.network import InterNodeKind
+from engine.workload import (
+    DEFAULT_ASSUMPTIONS,
+    EMISSIONS_NOT_COMPUTED,
+    GRID_INTENSITY_SOURCE,
+    MODEL_PRESETS,
+    OfferArrays,
+    offer_arrays_from_frame,
+    price_inference,
+    price_training,
+)
+from ui.catalog import get_store, offers
+from ui.charts import offer_label
+from ui.format import SYMBOL, eur_columns_to_display, money, money_column
+from ui.scenario import DisplaySettings, WorkloadSection, get_scenario, update_scenario
+
+CUSTOM = "custom"
+PRICE_COLUMN = {"on-demand": "on_demand_eur_per_gpu_hour", "spot": "spot_eur_per_gpu_hour",
+                "reserved": "reserved_eur_per_gpu_hour", "cheapest": "best_selected_eur_per_gpu_hour"}
+PRICE_LABEL = {"on-demand": "On-demand", "spot": "Spot (interruptible)", "reserved": "Reserved (commitment)",
+               "cheapest": "Cheapest stated, any type"}
+POLICY_LABEL = {"exclude": "Leave the offer out", "assume_default": "Assume stated defaults"}
+WEIGHT_BYTES = {2.0: "BF16 / FP16 (2 B)", 1.0: "FP8 / INT8 (1 B)", 0.5: "INT4 (0.5 B)"}
+GRAD_BYTES = {2.0: "BF16 (2 B)", 4.0: "FP32 (4 B)"}
+BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+#: Engine field -> (label on the page, unit shown, widget value x scale = engine value).
+_FIELDS = {
+    "n_params": ("Model size", "billion parameters", 1e9), "training_tokens": ("Training tokens", "billion", 1e9),
+    "n_gpus": ("GPUs", "", 1), "global_batch_tokens": ("Global batch", "million tokens", 1e6),
+    "tensor_parallel_degree": ("Tensor-parallel degree", "", 1), "n_layers": ("Layers", "", 1),
+    "n_kv_heads": ("KV heads", "", 1), "head_dim": ("Head dimension", "", 1),
+    "prompt_tokens": ("Prompt tokens", "", 1), "output_tokens": ("Output tokens", "", 1),
+    "batch_size": ("Batch size", "", 1), "target_utilisation_fraction": ("Utilisation", "%", 0.01),
+    "tokens_per_day": ("Tokens per day", "million", 1e6), "latency_target_s": ("Latency target", "s", 1),
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# Widgets <-> scenario
+# --------------------------------------------------------------------------------------------------
+
+
+def _widget_values(s: WorkloadSection) -> dict[str, object]:
+    t, i = s.training, s.inference
+    return {
+        "_wl_mode": s.mode, "_wl_preset": s.preset if s.preset in MODEL_PRESETS else CUSTOM,
+        "_wl_policy": s.missing_fabric, "_wl_price": s.price_type,
+        "_wl_t_params_b": t.n_params / 1e9, "_wl_t_tokens_b": t.training_tokens / 1e9, "_wl_t_gpus": t.n_gpus,
+        "_wl_t_fp8": t.is_fp8_ready, "_wl_t_batch_m": t.global_batch_tokens / 1e6,
+        "_wl_t_tp": t.tensor_parallel_degree, "_wl_t_grad": t.gradient_bytes_per_param,
+        "_wl_t_sharded": t.is_state_sharded,
+        "_wl_i_params_b": i.n_params / 1e9, "_wl_i_layers": i.n_layers, "_wl_i_kv_heads": i.n_kv_heads,
+        "_wl_i_head_dim": i.head_dim, "_wl_i_weights": i.weight_bytes_per_param, "_wl_i_fp8": i.is_fp8_ready,
+        "_wl_i_prompt": i.prompt_tokens, "_wl_i_output": i.output_tokens, "_wl_i_batch": i.batch_size,
+        "_wl_i_util_pct": i.target_utilisation_fraction * 100.0, "_wl_i_tokens_day_m": s.tokens_per_day / 1e6,
+        "_wl_i_latency_s": s.latency_target_s,
+    }
+
+
+_PRESET_KEYS = ("_wl_t_params_b", "_wl_i_params_b", "_wl_i_layers", "_wl_i_kv_heads", "_wl_i_head_dim")
+
+
+def _apply_preset() -> None:
+    """Preset picked: copy its architecture into both modes' fields (and the scenario, for the hidden mode)."""
+    name = st.session_state["_wl_preset"]
+    if name == CUSTOM:
+        return
+    p = MODEL_PRESETS[name]
+    s = get_scenario().workload
+    section = s.model_copy(update={
+        "preset": name,
+        "training": s.training.model_copy(update={"model_name": name, "n_params": p.n_params}),
+        "inference": s.inference.model_copy(update={"model_name": name, "n_params": p.n_params, "n_layers": p.n_layers,
+                                                    "n_kv_heads": p.n_kv_heads, "head_dim": p.head_dim}),
+    })
+    update_scenario(workload=section)
+    values = _widget_values(section)
+    for key in _PRESET_KEYS:
+        st.session_state[key] = values[key]
+
+
+def _use_published_tokens() -> None:
+    p = MODEL_PRESETS.get(st.session_state["_wl_preset"])
+    if p is not None and p.training_tokens_reported:
+        st.session_state["_wl_t_tokens_b"] = p.training_tokens_reported / 1e9
+
+
+def _preset_label(name: str) -> str:
+    if name == CUSTOM:
+        return "Custom (edit the fields)"
+    p = MODEL_PRESETS[name]
+    return f"{name} ({p.n_params / 1e9:,.0f}B)" if p.n_params < 1e11 else f"{name} ({p.n_params / 1e9:,.1f}B)"
+
+
+def _model_name(preset: str, n_params: float) -> str:
+    p = MODEL_PRESETS.get(preset)
+    return preset if p is not None and abs(p.n_params - n_params) < 1.0 else CUSTOM
+
+
+def _training_fields(preset: str) -> None:
+    c = st.columns(4)
+    c[0].number_input("Model size (billion parameters)", min_value=0.001, step=1.0, format="%.1f",
+                      key="_wl_t_params_b", help="Dense parameters N; for a mixture of experts, the active ones per token.")
+    c[1].number_input("Training tokens (billions)", min_value=0.001, step=10.0, format="%.1f", key="_wl_t_tokens_b",
+                      help="Tokens D seen in training; compute = 6 N D (Kaplan et al. 2020).")
+    p = MODEL_PRESETS.get(preset)
+    if p is not None and p.training_tokens_reported:
+        c[1].button(f"Use the published {p.training_tokens_reported / 1e12:g}T tokens", key="_wl_t_published",
+                    on_click=_use_published_tokens, type="tertiary")
+    c[2].number_input("GPUs", min_value=1, step=8, key="_wl_t_gpus", help="GPUs the job runs on, all rented from one offer.")
+    c[3].toggle("FP8-ready software stack", key="_wl_t_fp8",
+                help="Train in FP8 (e.g. Transformer Engine). Only GPUs with an FP8 peak gain from it (H100, H200, "
+                     "B200, MI300X ...); A100 and older keep their BF16 speed.")
+    with st.expander("Parallelism and precision"):
+        a = st.columns(4)
+        a[0].number_input("Global batch (million tokens)", min_value=0.001, step=0.5, format="%.2f", key="_wl_t_batch_m",
+                          help="Tokens per optimizer step: one gradient all-reduce each. Llama 2 used 4M.")
+        a[1].number_input("Tensor-parallel degree", min_value=1, step=1, key="_wl_t_tp",
+                          help="GPUs that split each layer, kept inside one node. GPUs must be a multiple of it.")
+        a[2].selectbox("Gradient all-reduce precision", list(GRAD_BYTES), format_func=GRAD_BYTES.get, key="_wl_t_grad",
+                       help="Bytes per gradient element sent over the fabric. Llama 3 reduced in FP32.")
+        a[3].toggle("Shard the training state (ZeRO-3 / FSDP)", key="_wl_t_sharded",
+                    help="Weights, gradients and AdamW state (16 B per parameter) divided over all GPUs.")
+
+
+def _inference_fields() -> None:
+    c = st.columns(4)
+    c[0].number_input("Model size (billion parameters)", min_value=0.001, step=1.0, format="%.1f", key="_wl_i_params_b")
+    c[1].selectbox("Weight precision", list(WEIGHT_BYTES), format_func=WEIGHT_BYTES.get, key="_wl_i_weights",
+                   help="Bytes per weight held in GPU memory and read at every decode step.")
+    c[2].number_input("Tokens per day (millions)", min_value=0.001, step=10.0, format="%.1f", key="_wl_i_tokens_day_m",
+                      help="Generated tokens the service must deliver per day: sets how many GPUs to rent.")
+    c[3].number_input("Latency target per request (s)", min_value=0.01, step=0.5, format="%.2f", key="_wl_i_latency_s",
+                      help="Time to first token plus all output tokens. Offers above it are ranked after those that meet it.")
+    d = st.columns(4)
+    d[0].number_input("Prompt tokens per request", min_value=1, step=100, key="_wl_i_prompt")
+    d[1].number_input("Output tokens per request", min_value=1, step=50, key="_wl_i_output")
+    d[2].number_input("Batch size (sequences in flight)", min_value=1, step=8, key="_wl_i_batch",
+                      help="Bigger batches raise throughput per GPU and lengthen each request.")
+    d[3].toggle("FP8-ready serving stack", key="_wl_i_fp8", help="Compute in FP8 where the GPU has an FP8 peak.")
+    with st.expander("Architecture and utilisation"):
+        a = st.columns(4)
+        a[0].number_input("Layers", min_value=1, step=1, key="_wl_i_layers")
+        a[1].number_input("KV heads", min_value=1, step=1, key="_wl_i_kv_heads", help="Grouped-query attention: fewer than the heads.")
+        a[2].number_input("Head dimension", min_value=1, step=1, key="_wl_i_head_dim")
+        a[3].number_input("Utilisation (% of paid GPU time serving)", min_value=0.1, step=5.0, format="%.0f",
+                          key="_wl_i_util_pct", help="100 % is an upper bound: real traffic has gaps.")
+
+
+def _messages(exc: ValidationError) -> list[str]:
+    """Pydantic errors in the page's words and units."""
+    out = []
+    for e in exc.errors():
+        field = str(e["loc"][-1]) if e["loc"] else ""
+        label, unit, scale = _FIELDS.get(field, (field.replace("_", " ") or "Input", "", 1))
+        ctx = e.get("ctx") or {}
+        bound = next(((op, ctx[k]) for k, op in (("le", "at most"), ("lt", "below"), ("ge", "at least"), ("gt", "above"))
+                      if k in ctx), None)
+        if "multiple of tensor_parallel_degree" in e["msg"]:
+            out.append("**GPUs** must be a multiple of the **tensor-parallel degree** (each tensor-parallel group "
+                       "is a whole number of GPUs inside one node).")
+        elif bound is not None:
+            limit = float(bound[1]) / scale
+            shown = f"{limit:,.0f}" if limit == round(limit) and abs(limit) < 1e15 else f"{limit:,.6g}"
+            out.append(f"**{label}** must be {bound[0]} {shown} {unit}".rstrip() + ".")
+        else:
+            out.append(f"**{label}**: {e['msg'].removeprefix('Value error, ')}")
+    return out
+
+
+def _read(current: WorkloadSection, mode: str) -> WorkloadSection:
+    """The section the widgets describe (raises ValidationError on an invalid input).
+
+    Built from plain dicts, so that a section kept in the session from before a module reload (Streamlit
+    re-imports edited modules while the server runs) still validates against the current classes.
+    """
+    ss = st.session_state
+    preset = ss["_wl_preset"]
+    training, inference = current.training.model_dump(), current.inference.model_dump()
+    tokens_per_day, latency_target_s = current.tokens_per_day, current.latency_target_s
+    if mode == "training":
+        n_params = float(ss["_wl_t_params_b"]) * 1e9
+        training = dict(
+            model_name=_model_name(preset, n_params), n_params=n_params, training_tokens=ss["_wl_t_tokens_b"] * 1e9,
+            n_gpus=int(ss["_wl_t_gpus"]), is_fp8_ready=bool(ss["_wl_t_fp8"]),
+            global_batch_tokens=ss["_wl_t_batch_m"] * 1e6, tensor_parallel_degree=int(ss["_wl_t_tp"]),
+            gradient_bytes_per_param=ss["_wl_t_grad"], is_state_sharded=bool(ss["_wl_t_sharded"]),
+        )
+    else:
+        n_params = float(ss["_wl_i_params_b"]) * 1e9
+        inference = dict(
+            model_name=_model_name(preset, n_params), n_params=n_params, n_layers=int(ss["_wl_i_layers"]),
+            n_kv_heads=int(ss["_wl_i_kv_heads"]), head_dim=int(ss["_wl_i_head_dim"]),
+            weight_bytes_per_param=ss["_wl_i_weights"], prompt_tokens=int(ss["_wl_i_prompt"]),
+            output_tokens=int(ss["_wl_i_output"]), batch_size=int(ss["_wl_i_batch"]), is_fp8_ready=bool(ss["_wl_i_fp8"]),
+            target_utilisation_fraction=ss["_wl_i_util_pct"] / 100.0,
+        )
+        tokens_per_day, latency_target_s = ss["_wl_i_tokens_day_m"] * 1e6, ss["_wl_i_latency_s"]
+    return WorkloadSection.model_validate(dict(
+        mode=mode, preset=preset, training=training, inference=inference, missing_fabric=ss["_wl_policy"],
+        price_type=ss["_wl_price"], tokens_per_day=tokens_per_day, latency_target_s=latency_target_s,
+    ))
+
+
+def workload_inputs() -> WorkloadSection | None:
+    """Draw the inputs (initialised from the scenario) and return the valid section, or None after showing
+    what is wrong next to the inputs. A valid section is written back to the scenario."""
+    current = get_scenario().workload
+    for key, value in _widget_values(current).items():
+        st.session_state.setdefault(key, value)
+    with st.container(border=True):
+        top = st.columns([1.1, 1.4, 1.3, 1.6])
+        mode = top[0].segmented_control("Workload", ["training", "inference"], key="_wl_mode", required=True,
+                                        format_func=str.capitalize)
+        top[1].selectbox("Model preset", [*MODEL_PRESETS, CUSTOM], key="_wl_preset", format_func=_preset_label,
+                         on_change=_apply_preset, help="Fills the model size (and, for inference, the layers and "
+                         "KV heads) from the published architecture. Every field stays editable.")
+        top[2].selectbox("Price", list(PRICE_COLUMN), format_func=PRICE_LABEL.get, key="_wl_price",
+                         help="Which current catalog price of each offer a GPU-hour costs. Offers without that "
+                              "price type are listed under 'Left out'.")
+        top[3].segmented_control(
+            "When the catalog lacks fabric data", list(POLICY_LABEL), format_func=POLICY_LABEL.get, key="_wl_policy",
+            required=True, help="A multi-GPU job needs GPUs per node and the intra-node link; a multi-node job also "
+            "needs the inter-node fabric and its bandwidth. Leave such offers out, or price them with the stated "
+            f"defaults ({DEFAULT_ASSUMPTIONS.assumed_gpus_per_node} GPUs per node, "
+            f"{DEFAULT_ASSUMPTIONS.assumed_intra_busbw_gb_per_s:g} GB/s PCIe inside the node, "
+            f"{DEFAULT_ASSUMPTIONS.assumed_inter_link_gbps_per_gpu:g} Gb/s per GPU between nodes) and flag them.")
+        if mode == "training":
+            _training_fields(st.session_state["_wl_preset"])
+        else:
+            _inference_fields()
+        try:
+            section = _read(current, mode or current.mode)
+        except ValidationError as exc:
+            st.error("**This input cannot be priced.**\n\n" + "\n".join(f"- {m}" for m in _messages(exc)),
+                     icon=":material/error:")
+            return None
+    if section != current:
+        update_scenario(workload=section)
+    return section
+
+
+# --------------------------------------------------------------------------------------------------
+# Pricing (cached per input)
+# --------------------------------------------------------------------------------------------------
+
+
+class Priced(NamedTuple):
+    """One row per catalog offer (``ranked`` first, cheapest first) and the assumptions used."""
+
+    mode: str
+    offers: pd.DataFrame
+    assumptions: pd.DataFrame
+
+    @property
+    def ranked(self) -> pd.DataFrame:
+        return self.offers[self.offers["is_ranked"]]
+
+    @property
+    def left_out(self) -> pd.DataFrame:
+        return self.offers[~self.offers["is_ranked"]]
+
+
+def _arrays(frame: pd.DataFrame, price_type: str) -> OfferArrays:
+    return offer_arrays_from_frame(frame.assign(price_eur_per_gpu_hour=frame[PRICE_COLUMN[price_type]].astype(float)))
+
+
+def _defaults_used(frame: pd.DataFrame, o: OfferArrays, assumed: np.ndarray, need_intra: np.ndarray,
+                   need_inter: np.ndarray, multi_gpu: np.ndarray) -> list[str]:
+    """Which missing catalog values were replaced by a stated default, per offer ('' when none)."""
+    a = DEFAULT_ASSUMPTIONS
+    parts = [
+        (np.isnan(o.gpus_per_node) & multi_gpu, f"GPUs per node = {a.assumed_gpus_per_node}"),
+        (np.isnan(o.intra_bandwidth_gb_per_s) & need_intra, f"intra-node {a.assumed_intra_busbw_gb_per_s:g} GB/s (PCIe)"),
+        (((o.inter_node_kind == InterNodeKind.UNKNOWN) | np.isnan(o.inter_bandwidth_gbps_per_gpu)) & need_inter,
+         f"inter-node {a.assumed_inter_link_gbps_per_gpu:g} Gb/s per GPU"),
+    ]
+    return ["; ".join(text for mask, text in parts if mask[i]) if assumed[i] else "" for i in range(len(frame))]
+
+
+@st.cache_data(ttl=600, max_entries=64, show_spinner=False)
+def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Priced:
+    s = WorkloadSection.model_validate_json(section_json)
+    frame = _frame.reset_index(drop=True)
+    o = _arrays(frame, s.price_type)
+    a = DEFAULT_ASSUMPTIONS
+    out = pd.DataFrame({
+        "offer_id": frame["offer_id"], "label": offer_label(frame).to_numpy(), "provider_name": frame["provider_name"],
+        "gpu": frame["gpu_spec_id"].fillna(frame["gpu_model"]), "form_factor": frame["form_factor"].fillna("not stated"),
+        "region": frame["region"], "source_url": frame["source_url"], "price_eur_per_gpu_hour": o.price_eur_per_gpu_hour,
+    })
+    if s.mode == "training":
+        job = s.training
+        r = price_training(job, o, missing_fabric=s.missing_fabric)
+        gpn = np.where(np.isnan(o.gpus_per_node), a.assumed_gpus_per_node, o.gpus_per_node)
+        need_inter = (r.n_nodes > 1) & (o.inter_node_kind != InterNodeKind.NONE)
+        defaults = _defaults_used(frame, o, r.assumed_default, np.minimum(gpn, job.n_gpus) > 1, need_inter,
+                                  np.full(len(frame), job.n_gpus > 1))
+        out = out.assign(
+            cost_eur=r.cost_eur, time_hours=r.time_hours, n_nodes=r.n_nodes, step_time_s=r.step_time_s,
+            compute_time_per_step_s=r.compute_time_per_step_s,
+            communication_time_per_step_s=r.communication_time_per_step_s,
+            mfu_fraction=np.where(r.uses_fp8, a.mfu_fp8_fraction, a.mfu_bf16_fraction),
+        )
+        sort_by, ascending = ["cost_eur"], [True]
+    else:
+        svc = s.inference
+        r = price_inference(svc, o, missing_fabric=s.missing_fabric)
+        tp = r.tensor_parallel_degree
+        replicas = np.ceil(s.tokens_per_day / (86400.0 * svc.target_utilisation_fraction * r.tokens_per_s_per_gpu * tp))
+        defaults = _defaults_used(frame, o, r.assumed_default, tp > 1, np.zeros(len(frame), bool), tp > 1)
+        out = out.assign(
+            cost_eur=r.cost_eur_per_million_tokens, time_hours=r.time_hours, tensor_parallel_degree=tp,
+            request_latency_s=r.request_latency_s, time_to_first_token_s=r.time_to_first_token_s,
+            time_per_output_token_s=r.time_per_output_token_s, tokens_per_s_per_gpu=r.tokens_per_s_per_gpu,
+            gpus_needed=replicas * tp, cost_eur_per_day=replicas * tp * 24.0 * o.price_eur_per_gpu_hour,
+            meets_latency_target=r.request_latency_s <= s.latency_target_s,
+        )
+        sort_by, ascending = ["meets_latency_target", "cost_eur"], [False, True]
+    reason = r.exclusion_text()
+    no_price = ~r.excluded & np.isnan(o.price_eur_per_gpu_hour)
+    reason = np.where(no_price, f"no {s.price_type} price in the catalog", reason)
+    out = out.assign(
+        gpu_hours=r.gpu_hours, energy_kwh=r.energy_kwh, emissions_kg=r.emissions_kg, bound=r.bound_text(),
+        communication_share_pct=r.communication_share_fraction * 100.0, uses_fp8=r.uses_fp8,
+        is_ranked=~r.excluded & ~no_price, reason=reason, assumed_default=r.assumed_default, defaults_used=defaults,
+    )
+    out = out.sort_values(["is_ranked", *sort_by, "offer_id"], ascending=[False, *ascending, True], kind="stable")
+    rows = [*r.assumptions,
+            ("price_type", s.price_type, "-", "Workload page: current catalog price of this type per offer"),
+            ("grid_intensity_g_per_kwh", "by data-centre country", "gCO2e/kWh", GRID_INTENSITY_SOURCE)]
+    if s.mode == "inference":
+        rows += [("tokens_per_day", s.tokens_per_day, "-", "Workload page (user input): GPUs = whole replicas"),
+                 ("latency_target_s", s.latency_target_s, "s", "Workload page (user input)")]
+    assumptions = pd.DataFrame([(n, _fmt(v), u, src) for n, v, u, src in rows], columns=["name", "value", "unit", "source"])
+    return Priced(s.mode, out.reset_index(drop=True), assumptions)
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.6g}"
+    return str(value)
+
+
+def price_workload(section: WorkloadSection, usd_per_eur: float) -> Priced:
+    """Price ``section`` on every catalog offer (cached per catalog version, exchange rate, day and input)."""
+    frame = offers(None, usd_per_eur)
+    store = get_store()
+    return _price(frame, (str(store.path), store.data_version, usd_per_eur, dt.date.today()), section.model_dump_json())
+
+
+@st.cache_data(ttl=600, max_entries=64, show_spinner=False)
+def _sweep(_frame: pd.DataFrame, catalog_key: tuple, section_json: str, offer_id: str) -> pd.DataFrame:
+    s = WorkloadSection.model_validate_json(section_json)
+    frame = _frame[_frame["offer_id"] == offer_id].reset_index(drop=True)
+    o = _arrays(frame, s.price_type)
+    rows = []
+    for b in BATCH_SIZES:  # one offer, ten batch sizes: the engine takes one service per call
+        r = price_inference(s.inference.model_copy(update={"batch_size": b}), o, missing_fabric=s.missing_fabric)
+        rows.append((b, r.tokens_per_s_per_gpu[0], r.request_latency_s[0], r.cost_eur_per_million_tokens[0],
+                     r.tensor_parallel_degree[0], r.exclusion_text()[0]))
+    return pd.DataFrame(rows, columns=["batch_size", "tokens_per_s_per_gpu", "request_latency_s",
+                                       "cost_eur_per_million_tokens", "tensor_parallel_degree", "reason"])
+
+
+def batch_sweep(section: WorkloadSection, usd_per_eur: float, offer_id: str) -> pd.DataFrame:
+    """Throughput, latency and cost of the inference service on one offer at batch sizes 1 to 512."""
+    frame = offers(None, usd_per_eur)
+    store = get_store()
+    key = (str(store.path), store.data_version, usd_per_eur, dt.date.today())
+    return _sweep(frame, key, section.model_dump_json(), offer_id)
+
+
+# --------------------------------------------------------------------------------------------------
+# Display
+# --------------------------------------------------------------------------------------------------
+
+
+def pareto_front(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """True where no other point is at least as low in both ``x`` and ``y`` and lower in one (both minimised).
+
+    Points with a NaN are never on the front; identical points share their status. O(n log n).
+
+    Examples
+    --------
+    >>> pareto_front(np.array([1.0, 2.0, 2.0, 3.0, 1.0]), np.array([5.0, 3.0, 4.0, 3.0, 5.0])).tolist()
+    [True, True, False, False, True]
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    out = np.zeros(x.shape, dtype=bool)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.any():
+        pts, inverse = np.unique(np.column_stack([x[ok], y[ok]]), axis=0, return_inverse=True)  # sorted by x, then y
+        best_before = np.minimum.accumulate(np.concatenate([[np.inf], pts[:-1, 1]]))
+        out[ok] = (pts[:, 1] < best_before)[inverse.ravel()]
+    return out
+
+
+def _duration(hours: float) -> str:
+    return f"{hours:,.1f} hours" if hours < 48 else f"{hours / 24:,.1f} days"
+
+
+def _name(row: pd.Series) -> str:
+    return f"{row['provider_name']} {row['gpu']} · {row['region']}"
+
+
+def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) -> str:
+    """The answer in plain language, in the display currency."""
+    ranked, n = priced.ranked, len(priced.offers)
+    counts = (f"{len(ranked)} of {n} offers priced at their {section.price_type} price"
+              f"{f' ({int(ranked.assumed_default.sum())} with stated defaults)' if ranked.assumed_default.any() else ''}; "
+              f"{n - len(ranked)} left out, each with its reason below.")
+    if ranked.empty:
+        top = priced.left_out["reason"].value_counts().head(2)
+        return ("**No offer can run this workload as specified.** Most common reasons: "
+                + "; ".join(f"{r} ({c} offers)" for r, c in top.items()) + f".\n\n{counts}")
+    fastest_by = "time_hours" if priced.mode == "training" else "request_latency_s"
+    cheap, fast = ranked.iloc[0], ranked.loc[ranked[fastest_by].idxmin()]
+    if priced.mode == "training":
+        text = f"**Cheapest:** {_name(cheap)} at **{money(cheap.cost_eur, display, 0)} per job**, {_duration(cheap.time_hours)}. "
+        text += ("It is also the fastest." if fast.offer_id == cheap.offer_id else
+                 f"**Fastest:** {_name(fast)}: **{_duration(fast.time_hours)}**, {money(fast.cost_eur, display, 0)} per job.")
+        return f"{text}\n\n{counts}"
+    target = section.latency_target_s
+    if cheap.meets_latency_target:
+        text = (f"**Cheapest within the {target:g} s latency target:** {_name(cheap)} at **{money(cheap.cost_eur, display)} "
+                f"per million tokens** ({cheap.request_latency_s:.1f} s per request, {cheap.tensor_parallel_degree:.0f} "
+                f"GPU{'s' if cheap.tensor_parallel_degree > 1 else ''} per replica). {section.tokens_per_day / 1e6:,.0f}M tokens a day take "
+                f"{cheap.gpus_needed:,.0f} GPUs: **{money(cheap.cost_eur_per_day, display, 0)} per day**. ")
+    else:
+        text = (f"**No offer meets the {target:g} s latency target at batch {section.inference.batch_size}:** lower the "
+                f"batch size or raise the target. Cheapest anyway: {_name(cheap)} at {money(cheap.cost_eur, display)} "
+                f"per million tokens. ")
+    text += f"**Lowest latency:** {_name(fast)}, {fast.request_latency_s:.1f} s at {money(fast.cost_eur, display)} per million tokens."
+    return f"{text}\n\n{counts}"
+
+
+def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
+    a = DEFAULT_ASSUMPTIONS
+    lines = ([f"MFU {a.mfu_bf16_fraction:.0%} of the BF16 peak, {a.mfu_fp8_fraction:.0%} of the FP8 peak",
+              f"gradient all-reduce hidden behind the backward pass up to {a.overlap_fraction:.0%}",
+              f"full-bisection fabric ({a.oversubscription_ratio:g}:1), NIC efficiency {a.nic_efficiency_fraction:.0%}"]
+             if section.mode == "training" else
+             [f"compute at {a.inference_mfu_fraction:.0%} of peak, memory bandwidth at {a.inference_mbu_fraction:.0%}",
+              f"{a.inference_memory_usable_fraction:.0%} of GPU memory usable; tensor parallel up to {a.max_tensor_parallel_degree} GPUs",
+              f"GPUs busy {section.inference.target_utilisation_fraction:.0%} of paid time"])
+    lines += [f"PUE {a.pue_ratio:g}, GPUs drawing their TDP; grid intensity by country (2021)",
+              f"missing fabric data: **{POLICY_LABEL[section.missing_fabric].lower()}**",
+              f"{section.price_type} prices, {display.currency} at {display.usd_per_eur:.4f} USD/EUR"]
+    return "**Assumptions**\n" + "\n".join(f"- {line}" for line in lines)
+
+
+def _time_unit(hours: pd.Series) -> tuple[str, float]:
+    return ("hours", 1.0) if hours.median() < 48 else ("days", 24.0)
+
+
+def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySettings) -> tuple[pd.DataFrame, dict]:
+    """The ranked offers for ``st.dataframe`` (costs in the display currency) and the column configuration."""
+    sym = SYMBOL[display.currency]
+    eur_cols = ["cost_eur", "price_eur_per_gpu_hour"] + (["cost_eur_per_day"] if priced.mode == "inference" else [])
+    out = eur_columns_to_display(priced.ranked, eur_cols, display)
+    out["defaults_used"] = out["defaults_used"].replace("", "—")
+    common = {
+        "provider_name": st.column_config.TextColumn("Provider", pinned=True),
+        "gpu": st.column_config.TextColumn("GPU", pinned=True),
+        "form_factor": st.column_config.TextColumn("Form"),
+        "region": st.column_config.TextColumn("Region"),
+    }
+    tail = {
+        "bound": st.column_config.TextColumn("Bound by", help="What limits the speed: compute, memory bandwidth or communication"),
+        "price_eur_per_gpu_hour": money_column("Per GPU-hour", display, f"{section.price_type} price used"),
+        "defaults_used": st.column_config.TextColumn("Stated defaults used", help="Catalog values this offer lacks, "
+                                                     "replaced by the defaults listed under Assumptions"),
+        "source_url": st.column_config.LinkColumn("Source", display_text="source ↗"),
+        "offer_id": None,
+    }
+    if priced.mode == "training":
+        unit, div = _time_unit(priced.ranked["time_hours"])
+        out["time"] = out["time_hours"] / div
+        middle = {
+            "cost_eur": st.column_config.NumberColumn("Cost per job", format=f"{sym}%,d", help="GPU-hours x price per GPU-hour"),
+            "time": st.column_config.NumberColumn(f"Time ({unit})", format="%.1f", help="Wall-clock time of the job"),
+            "gpu_hours": st.column_config.NumberColumn("GPU-hours", format="%,d"),
+            "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,d", help="GPUs at TDP x PUE"),
+            "emissions_kg": st.column_config.NumberColumn("Emissions (kg CO2e)", format="%,d",
+                                                          help=f"Empty: {EMISSIONS_NOT_COMPUTED} (data-centre country not stated)"),
+            "communication_share_pct": st.column_config.NumberColumn(
+                "Comm. share", format="%.1f%%", help="Share of each optimizer step the gradient all-reduce is running "
+                "(most of it hidden behind the backward pass)"),
+            "uses_fp8": st.column_config.CheckboxColumn("FP8", help="Trained at the FP8 peak (FP8-ready and the GPU has one)"),
+        }
+    else:
+        middle = {
+            "cost_eur": money_column("Per M tokens", display, "Cost per million generated tokens, at the utilisation set above"),
+            "cost_eur_per_day": st.column_config.NumberColumn("Per day", format=f"{sym}%,d",
+                                                              help="Whole replicas for the tokens per day, 24 h each"),
+            "gpus_needed": st.column_config.NumberColumn("GPUs", format="%d", help="Whole replicas x GPUs per replica"),
+            "request_latency_s": st.column_config.NumberColumn("Latency (s)", format="%.2f", help="First token + all output tokens"),
+            "meets_latency_target": st.column_config.CheckboxColumn(f"≤ {section.latency_target_s:g} s"),
+            "tokens_per_s_per_gpu": st.column_config.NumberColumn("Tokens/s per GPU", format="%,d"),
+            "tensor_parallel_degree": st.column_config.NumberColumn("GPUs per replica", format="%d"),
+            "gpu_hours": st.column_config.NumberColumn("GPU-h per M tokens", format="%.2f"),
+            "energy_kwh": st.column_config.NumberColumn("kWh per M tokens", format="%.2f"),
+            "emissions_kg": st.column_config.NumberColumn("kg CO2e per M tokens", format="%.2f",
+                                                          help=f"Empty: {EMISSIONS_NOT_COMPUTED}"),
+        }
+    config = {**common, **middle, **tail}
+    return out[list(config)], config
+
+
+def left_out_table(priced: Priced) -> tuple[pd.DataFrame, dict]:
+    """Offers not ranked and offers ranked with stated defaults, with the reason."""
+    left = priced.left_out.assign(status="left out")
+    assumed = priced.ranked[priced.ranked["assumed_default"]].assign(status="priced with defaults",
+                                                                      reason=lambda d: d["defaults_used"])
+    out = pd.concat([left, assumed], ignore_index=True)
+    config = {
+        "status": st.column_config.TextColumn("Status"),
+        "provider_name": st.column_config.TextColumn("Provider"),
+        "gpu": st.column_config.TextColumn("GPU"),
+        "region": st.column_config.TextColumn("Region"),
+        "reason": st.column_config.TextColumn("Why", width="large"),
+        "source_url": st.column_config.LinkColumn("Source", display_text="source ↗"),
+    }
+    return out[list(config)], config
+
+
+def offer_choices(priced: Priced) -> dict[str, str]:
+    ranked = priced.ranked
+    return dict(zip(ranked["offer_id"], ranked["label"], strict=True))
+
+
+def scatter_frame(priced: Priced, display: DisplaySettings) -> pd.DataFrame:
+    """Ranked offers with x = time (training, in the table's unit) or latency (inference), y = cost in the
+    display currency, and whether each is on the Pareto front."""
+    out = eur_columns_to_display(priced.ranked, ["cost_eur"], display)
+    if priced.mode == "training":
+        _, div = _time_unit(out["time_hours"])
+        out["x"] = out["time_hours"] / div
+    else:
+        out["x"] = out["request_latency_s"]
+    out["y"] = out["cost_eur"]
+    out = out.dropna(subset=["x", "y"])
+    return out.assign(is_front=pareto_front(out["x"].to_numpy(), out["y"].to_numpy()))
+
+
+def axis_titles(priced: Priced, display: DisplaySettings) -> tuple[str, str]:
+    sym = SYMBOL[display.currency]
+    if priced.mode == "training":
+        unit, _ = _time_unit(priced.ranked["time_hours"])
+        return f"Wall-clock time ({unit})", f"Cost per job ({sym})"
+    return "Latency per request (s)", f"Cost per million tokens ({sym})"
+
+
+def breakdown_frame(row: pd.Series, display: DisplaySettings) -> pd.DataFrame:
+    """Where the time (and so the money) of one training step goes on the selected offer."""
+    step, comp = row["step_time_s"], row["compute_time_per_step_s"]
+    mfu = row["mfu_fraction"]
+    shares = [
+        ("Compute", "Compute: model FLOPs at the GPU's peak speed", mfu * comp / step),
+        ("Below peak", f"Below peak (1 - MFU {mfu:.0%}): memory stalls, pipeline bubbles, idle", (1.0 - mfu) * comp / step),
+        ("Exposed comm.", "Communication not hidden by the backward pass", (step - comp) / step),
+    ]
+    cost = float(eur_columns_to_display(pd.DataFrame({"c": [row["cost_eur"]]}), ["c"], display)["c"].iloc[0])
+    return pd.DataFrame([(short, name, share, share * cost) for short, name, share in shares],
+                        columns=["short", "part", "share", "cost"])
+
+
+def breakdown_caption(row: pd.Series) -> str:
+    comm, step, comp = row["communication_time_per_step_s"], row["step_time_s"], row["compute_time_per_step_s"]
+    hidden = comm - (step - comp)
+    nodes = f"{row['n_nodes']:.0f} node{'s' if row['n_nodes'] > 1 else ''}"
+    return (f"One optimizer step: {step:.2f} s = {comp:.2f} s compute + {step - comp:.2f} s exposed communication. "
+            f"The gradient all-reduce takes {comm:.2f} s per step across {nodes}; {hidden:.2f} s of it runs under the "
+            "backward pass. *Below peak* is the share of compute time the GPU is not doing model FLOPs (1 - MFU). "
+            "Failures and restarts are not modelled separately: the MFU comes from published end-to-end runs, so the "
+            "time those runs lost is inside it.")
+
+
+def headline_metrics(priced: Priced, section: WorkloadSection, display: DisplaySettings) -> list[tuple[str, str, str]]:
+    """(label, value, help) of the three headline numbers."""
+    ranked, n = priced.ranked, len(priced.offers)
+    count = ("Offers priced", f"{len(ranked)} of {n}", "The others are listed under 'Left out' with the reason")
+    if ranked.empty:
+        return [count]
+    if priced.mode == "training":
+        return [("Cheapest job", money(ranked["cost_eur"].min(), display, 0), "Cost of the whole job on the cheapest offer"),
+                ("Fastest job", _duration(ranked["time_hours"].min()), "Wall-clock time on the fastest offer"), count]
+    within = ranked[ranked["meets_latency_target"]]
+    best = within if len(within) else ranked
+    return [("Cheapest per million tokens", money(best["cost_eur"].iloc[0], display),
+             f"Among offers within the {section.latency_target_s:g} s latency target" if len(within) else "No offer meets the target"),
+            ("Serving cost per day", money(best["cost_eur_per_day"].iloc[0], display, 0),
+             f"{section.tokens_per_day / 1e6:,.0f}M tokens a day on the cheapest offer, whole replicas"),
+            ("Lowest latency", f"{ranked['request_latency_s'].min():.2f} s", "Per request, first token plus all output tokens")]
+
+
+def inference_caption(row: pd.Series) -> str:
+    return (f"On this offer one request takes {row['time_to_first_token_s']:.2f} s to the first token (prefill), then "
+            f"{row['time_per_output_token_s'] * 1000:.1f} ms per output token; decode is bound by {row['bound'] or 'n/a'}. "
+            "A bar marked ×n is a replica split over n GPUs (tensor parallel) because the weights and KV cache no "
+            "longer fit in one; a missing bar does not fit at all.")
