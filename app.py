@@ -9,8 +9,10 @@ import streamlit as st
 
 from ui.scenario import get_scenario
 from ui.sidebar import draw_sidebar
+from ui.workshop import apply_link_from_url
 
 st.set_page_config(page_title="GPU Cloud Advisor", page_icon=":material/memory:", layout="wide")
+link_error = apply_link_from_url()  # ?s=<share link>: load that scenario once per session
 get_scenario()
 
 PAGES = [
@@ -18,8 +20,12 @@ PAGES = [
     st.Page("app_pages/providers.py", title="Providers & offers", icon=":material/dns:"),
     st.Page("app_pages/tco.py", title="Rent or own (TCO)", icon=":material/savings:"),
     st.Page("app_pages/workload.py", title="Workload cost", icon=":material/speed:"),
+    st.Page("app_pages/scoring.py", title="Provider scoring", icon=":material/leaderboard:"),
+    st.Page("app_pages/workshop.py", title="Workshop", icon=":material/groups:"),
     st.Page("app_pages/editor.py", title="Catalog editor", icon=":material/edit_note:"),
 ]
 draw_sidebar()
 page = st.navigation(PAGES)
+if link_error:
+    st.error(f"**The share link could not be opened.** {link_error}", icon=":material/link_off:")
 page.run()

@@ -146,3 +146,14 @@ CREATE TABLE IF NOT EXISTS change_log (
     after_json     VARCHAR,
     PRIMARY KEY (change_set_id, seq)
 );
+
+-- Saved workshop scenarios: every input across the pages as one versioned JSON document.
+CREATE TABLE IF NOT EXISTS scenarios (
+    scenario_id       BIGINT PRIMARY KEY,
+    name              VARCHAR NOT NULL,
+    client            VARCHAR,
+    author            VARCHAR,
+    created_at        TIMESTAMPTZ NOT NULL,
+    scenario_version  INTEGER NOT NULL,
+    scenario_json     VARCHAR NOT NULL
+);

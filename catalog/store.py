@@ -470,6 +470,30 @@ class _Writes:
             {"sb": today - dt.timedelta(days=STALE_AFTER_DAYS)},
         ).df()
 
+    @_store_write
+    def save_scenario(self, name: str, scenario_json: str, scenario_version: int, *, client: str | None = None,
+                      author: str | None = None) -> int:
+        """Store a named scenario (any user may; scenarios are not catalog data). Returns its id."""
+        if not name.strip():
+            raise CatalogError("A scenario needs a name.")
+        with _WRITE_LOCK:
+            cur = self.cursor()
+            new_id = cur.execute("SELECT coalesce(max(scenario_id), 0) + 1 FROM scenarios").fetchone()[0]
+            cur.execute("INSERT INTO scenarios VALUES (?, ?, ?, ?, now(), ?, ?)",
+                        [new_id, name.strip(), client, author, scenario_version, scenario_json])
+        return new_id
+
+    def list_scenarios(self) -> pd.DataFrame:
+        return self.cursor().execute(
+            "SELECT scenario_id, name, client, author, created_at, scenario_version FROM scenarios "
+            "ORDER BY scenario_id DESC").df()
+
+    def scenario_json(self, scenario_id: int) -> str:
+        row = self.cursor().execute("SELECT scenario_json FROM scenarios WHERE scenario_id = ?", [scenario_id]).fetchone()
+        if row is None:
+            raise CatalogError(f"No saved scenario #{scenario_id}.")
+        return row[0]
+
     def content_checksum(self) -> str:
         """md5 over every editable table's content (meta columns excluded): equal content, equal sum."""
         cur = self.cursor()

@@ -8,6 +8,17 @@ from engine.money import DEFAULT_FX_AS_OF, DEFAULT_FX_SOURCE, DEFAULT_USD_PER_EU
 from ui.scenario import DisplaySettings, get_scenario, update_scenario
 
 
+#: Larger type and tighter chrome for a projector (Streamlit's own classes are not stable; these target
+#: plain elements and data-testids).
+PRESENTATION_CSS = """<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; }
+h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
+[data-testid="stMetricValue"] { font-size: 3.2rem !important; }
+[data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-left: 2rem; padding-right: 2rem; }
+</style>"""
+
+
 def _store_display() -> None:
     update_scenario(
         display=DisplaySettings(currency=st.session_state["_currency"], usd_per_eur=st.session_state["_usd_per_eur"])
@@ -28,4 +39,7 @@ def draw_sidebar() -> DisplaySettings:
         )
         if abs(st.session_state["_usd_per_eur"] - DEFAULT_USD_PER_EUR) < 1e-12:
             st.caption(f"ECB reference rate of {DEFAULT_FX_AS_OF}: set today's rate for current figures.")
+        presenting = st.toggle("Presentation mode", key="_presentation", help="Larger type for a projector.")
+    if presenting:
+        st.html(PRESENTATION_CSS)
     return get_scenario().display

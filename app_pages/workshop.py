@@ -1,0 +1,19 @@
+"""Workshop: save and load scenarios, share a link, compare scenarios side by side, export for the client."""
+
+import streamlit as st
+
+from ui import workshop_view as view
+from ui.catalog import get_store
+from ui.scenario import get_scenario
+
+store = get_store()
+st.title("Workshop")
+st.caption("A scenario holds every input on every page. Save it, share it as a link, compare it with others, "
+           "and hand the client a workbook and a report.")
+tab_save, tab_compare, tab_export = st.tabs(["Save, load and share", "Compare scenarios", "Export"])
+with tab_save:
+    view.save_load_share(store, get_scenario())
+with tab_compare:
+    view.compare(store)
+with tab_export:
+    view.export(store, get_scenario())

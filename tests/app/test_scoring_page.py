@@ -1,0 +1,166 @@
+"""AppTest of the Provider scoring page: presets change the winner where the data says so, constraints are
+reported with reasons, an empty ranking is explained, and the weights persist in the scenario.
+
+Expected winners are computed with the engine on the same catalog, never hard-coded.
+"""
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from catalog.store import CatalogStore, OfferFilter
+from engine.money import DEFAULT_USD_PER_EUR
+from engine.scoring import PRESETS, ScoringResult, build_decision_matrix, rank_alternatives
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def scoring(catalog_path) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("app_pages/scoring.py").run()
+    assert not at.exception
+    return at
+
+
+def engine_ranking(catalog_path: Path, preset: str) -> ScoringResult:
+    with CatalogStore(catalog_path) as store:
+        frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
+    p = PRESETS[preset]
+    matrix = build_decision_matrix(frame, reference_date=dt.date.today())
+    return rank_alternatives(matrix, p.weights(), constraints=p.constraints)
+
+
+def ranking(at: AppTest) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "Score" in d.value.columns)
+
+
+def excluded(at: AppTest) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "Reasons" in d.value.columns)
+
+
+def text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def top_label(result: ScoringResult) -> str:
+    return result.labels[int(result.order[0])]
+
+
+def test_first_load_ranks_the_regulated_enterprise_preset(scoring, catalog_path):
+    expected = engine_ranking(catalog_path, "Regulated enterprise")
+    assert expected.ids, "the seed catalog ranks offers under the default preset"
+    table = ranking(scoring)
+    assert len(table) == len(expected.ids)
+    assert table["Score"].iloc[0] == pytest.approx(float(expected.scores.max()))
+    assert f"**#1 {top_label(expected)}**" in text(scoring)
+    assert "of 1,000 weight draws" in text(scoring)
+    assert len(scoring.get("plotly_chart")) == 4
+    assert scoring.session_state["scenario"].scoring.preset == "Regulated enterprise"
+
+
+def test_switching_preset_changes_the_winner(scoring, catalog_path):
+    regulated = engine_ranking(catalog_path, "Regulated enterprise")
+    cheapest = engine_ranking(catalog_path, "Cheapest inference")
+    assert regulated.top != cheapest.top, "the data says the two presets pick different winners"
+    before = ranking(scoring).iloc[0]
+    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    assert not scoring.exception
+    after = ranking(scoring).iloc[0]
+    assert (after["Provider"], after["Region"]) != (before["Provider"], before["Region"])
+    assert after["Score"] == pytest.approx(float(cheapest.scores.max()))
+    assert f"**#1 {top_label(cheapest)}**" in text(scoring)
+    assert len(ranking(scoring)) == len(cheapest.ids)
+    # the preset set the weights and switched the constraints off
+    assert scoring.slider(key="_sc_w_price_eur_per_gpu_hour").value == 55
+    assert not scoring.toggle(key="_sc_eu_dc").value and not scoring.toggle(key="_sc_eu_jur").value
+
+
+def test_a_constraint_toggle_reduces_the_ranked_count_and_reports_why(scoring):
+    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    n_all = len(ranking(scoring))
+    scoring.toggle(key="_sc_sxm").set_value(True).run()
+    assert not scoring.exception
+    n_sxm = len(ranking(scoring))
+    assert 0 < n_sxm < n_all
+    assert f"**SXM boards only**: removes {n_all - n_sxm} of {n_all}" in text(scoring)
+    left_out = excluded(scoring)
+    assert len(left_out) == n_all - n_sxm
+    assert left_out["Reasons"].str.startswith("form factor: ").all()
+    assert (left_out["Removed by"] == "constraint").all()
+    assert scoring.session_state["scenario"].scoring.constraints.sxm_only
+
+
+def test_sovereign_preset_explains_the_empty_ranking(scoring, catalog_path):
+    expected = engine_ranking(catalog_path, "Sovereign training cluster")
+    scoring.selectbox(key="_sc_preset").set_value("Sovereign training cluster").run()
+    assert not scoring.exception
+    assert not scoring.error
+    message = scoring.warning[0].value
+    assert "No offer is left to rank" in message
+    for constraint in ("EU/EEA data centre only", "EU-controlled provider only", "InfiniBand between nodes only"):
+        assert f"**{constraint}**: removes" in message
+    assert "not stated" in message
+    assert not expected.ids
+    left_out = excluded(scoring)
+    assert len(left_out) == len(expected.excluded)
+    assert left_out["Reasons"].str.len().gt(0).all()
+    assert not any("Score" in d.value.columns for d in scoring.dataframe)
+
+
+def test_missing_values_show_as_not_stated(scoring):
+    table = ranking(scoring)
+    facts = table.drop(columns=["Rank", "Score", "Source"])
+    assert (facts == "not stated").any().any()
+    assert not facts.isna().any().any()
+
+
+def test_a_weight_change_updates_the_verdict_and_persists(scoring):
+    before = text(scoring)
+    scoring.slider(key="_sc_w_price_eur_per_gpu_hour").set_value(60).run()
+    assert not scoring.exception
+    assert text(scoring) != before
+    assert scoring.session_state["scenario"].scoring.weight_points["price_eur_per_gpu_hour"] == 60
+    scoring.switch_page("app_pages/providers.py").run()
+    scoring.switch_page("app_pages/scoring.py").run()
+    assert scoring.slider(key="_sc_w_price_eur_per_gpu_hour").value == 60
+    scoring.button(key="_sc_reset").click().run()
+    assert scoring.slider(key="_sc_w_price_eur_per_gpu_hour").value == 15
+
+
+def test_no_weight_at_all_asks_for_one(scoring):
+    for slider in scoring.slider:
+        if slider.key and slider.key.startswith("_sc_w_"):
+            slider.set_value(0)
+    scoring.run()
+    assert not scoring.exception
+    assert "at least one criterion" in scoring.error[0].value
+
+
+def test_topsis_and_the_exclude_rule_run_and_are_stated(scoring):
+    scoring.radio(key="_sc_method").set_value("topsis").run()
+    assert not scoring.exception
+    assert "TOPSIS closeness" in text(scoring)
+    assert any("weighted-sum view" in c.value for c in scoring.caption)
+    n_worst = len(ranking(scoring))
+    scoring.radio(key="_sc_missing").set_value("exclude").run()
+    assert not scoring.exception
+    if scoring.warning:  # every offer misses a weighted criterion: the explanation names the rule
+        assert "Missing-data rule" in scoring.warning[0].value
+    else:
+        assert len(ranking(scoring)) < n_worst
+    assert (excluded(scoring)["Removed by"] == "missing data").any()
+
+
+def test_max_price_is_entered_in_the_display_currency(scoring):
+    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    scoring.sidebar.radio(key="_currency").set_value("USD").run()
+    scoring.number_input(key="_sc_max_price").set_value(2.0).run()
+    assert not scoring.exception
+    cap = scoring.session_state["scenario"].scoring.constraints.max_price_eur_per_gpu_hour
+    assert cap == pytest.approx(2.0 / DEFAULT_USD_PER_EUR)
+    assert "**Maximum price $2.00**: removes" in text(scoring)
