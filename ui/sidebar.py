@@ -7,7 +7,6 @@ import streamlit as st
 from engine.money import DEFAULT_FX_AS_OF, DEFAULT_FX_SOURCE, DEFAULT_USD_PER_EUR
 from ui.scenario import DisplaySettings, get_scenario, update_scenario
 
-
 #: Larger type and tighter chrome for a projector (Streamlit's own classes are not stable; these target
 #: plain elements and data-testids).
 PRESENTATION_CSS = """<style>

@@ -1,6 +1,5 @@
 """Import/export: previews, atomic apply, malformed files leave the catalog unchanged, crash safety."""
 
-import io
 import os
 import signal
 import subprocess

@@ -2,11 +2,11 @@
 price on the Providers page and the change in History."""
 
 import json
-from pathlib import Path
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
