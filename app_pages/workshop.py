@@ -2,18 +2,26 @@
 
 import streamlit as st
 
+from ui import group_view
 from ui import workshop_view as view
 from ui.catalog import get_store
 from ui.scenario import get_scenario
 
 store = get_store()
+join_code = st.query_params.get(group_view.JOIN_PARAM)
+if join_code:  # a participant on their own device
+    group_view.participant_form(store, join_code)
+    st.stop()
 st.title("Workshop")
 st.caption("A scenario holds every input on every page. Save it, share it as a link, compare it with others, "
            "and hand the client a workbook and a report.")
-tab_save, tab_compare, tab_export = st.tabs(["Save, load and share", "Compare scenarios", "Export"])
+tab_save, tab_compare, tab_group, tab_export = st.tabs(["Save, load and share", "Compare scenarios",
+                                                       "Group weighting", "Export"])
 with tab_save:
     view.save_load_share(store, get_scenario())
 with tab_compare:
     view.compare(store)
+with tab_group:
+    group_view.consultant_view(store)
 with tab_export:
     view.export(store, get_scenario())

@@ -157,3 +157,12 @@ CREATE TABLE IF NOT EXISTS scenarios (
     scenario_version  INTEGER NOT NULL,
     scenario_json     VARCHAR NOT NULL
 );
+
+-- Group weighting in a workshop: each participant's criterion weight points for a session code.
+CREATE TABLE IF NOT EXISTS workshop_votes (
+    session_code        VARCHAR NOT NULL,
+    participant         VARCHAR NOT NULL,
+    weight_points_json  VARCHAR NOT NULL,
+    updated_at          TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (session_code, participant)
+);

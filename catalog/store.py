@@ -494,6 +494,22 @@ class _Writes:
             raise CatalogError(f"No saved scenario #{scenario_id}.")
         return row[0]
 
+    @_store_write
+    def submit_vote(self, session_code: str, participant: str, weight_points: dict[str, float]) -> None:
+        """Store (or replace) one participant's weight points in a group session."""
+        if not participant.strip():
+            raise CatalogError("Enter your name before submitting.")
+        with _WRITE_LOCK:
+            self.cursor().execute(
+                "INSERT OR REPLACE INTO workshop_votes VALUES (?, ?, ?, now())",
+                [session_code, participant.strip(), json.dumps(weight_points, sort_keys=True)])
+
+    def votes(self, session_code: str) -> dict[str, dict[str, float]]:
+        rows = self.cursor().execute(
+            "SELECT participant, weight_points_json FROM workshop_votes WHERE session_code = ? ORDER BY participant",
+            [session_code]).fetchall()
+        return {name: json.loads(points) for name, points in rows}
+
     def content_checksum(self) -> str:
         """md5 over every editable table's content (meta columns excluded): equal content, equal sum."""
         cur = self.cursor()

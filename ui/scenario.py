@@ -71,6 +71,8 @@ class ScoringSection(BaseModel):
     missing: Literal["worst", "exclude"] = "worst"
     price_basis: Literal["on_demand", "reserved", "spot", "cheapest"] = "on_demand"
     concentration: float = Field(default=20.0, gt=0, le=1000, description="Dirichlet concentration [-]")
+    group_code: str | None = None  # group-weighting session of a workshop
+    group_votes: dict[str, dict[str, float]] = Field(default_factory=dict)  # participant -> weight points
 
     @field_validator("preset")
     @classmethod

@@ -1,0 +1,38 @@
+"""In Debian Chromium: inputs set on two pages travel in the share link to a fresh browser context."""
+
+import re
+
+from playwright.sync_api import Browser, Page, expect
+
+
+def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browser, app_url: str):
+    page.goto(f"{app_url}/tco")
+    expect(page.get_by_text(re.compile(r"^At 70% utilisation"))).to_be_visible(timeout=30_000)
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    for _ in range(15):
+        page.keyboard.press("ArrowLeft")
+    expect(page.get_by_text(re.compile(r"^At 55% utilisation"))).to_be_visible(timeout=20_000)
+
+    page.get_by_role("link", name="Workload cost").click()
+    gpus = page.get_by_label("GPUs", exact=True)
+    expect(gpus).to_be_visible(timeout=30_000)
+    gpus.fill("128")
+    gpus.press("Enter")
+    expect(page.get_by_text(re.compile(r"Cheapest:"))).to_be_visible(timeout=30_000)
+    verdict = page.get_by_text(re.compile(r"^Cheapest:")).first.inner_text()
+
+    page.get_by_role("link", name="Workshop").click()
+    link = page.locator('[data-testid="stCode"]').first
+    expect(link).to_contain_text("?s=v1.", timeout=20_000)
+    url = link.inner_text().strip()
+
+    fresh = browser.new_context(viewport={"width": 1600, "height": 1000})
+    other = fresh.new_page()
+    other.goto(url)
+    other.get_by_role("link", name="Rent or own (TCO)").click()
+    expect(other.get_by_text(re.compile(r"^At 55% utilisation"))).to_be_visible(timeout=30_000)
+    other.get_by_role("link", name="Workload cost").click()
+    expect(other.get_by_label("GPUs", exact=True)).to_have_value("128", timeout=30_000)
+    expect(other.get_by_text(verdict)).to_be_visible(timeout=30_000)
+    fresh.close()

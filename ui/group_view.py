@@ -1,0 +1,111 @@
+"""Group weighting in a workshop: participants set weights on their own devices; the consultant's screen
+shows the group's weights (geometric mean), the spread of opinion and each participant's winner."""
+
+from __future__ import annotations
+
+import secrets
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from catalog.errors import CatalogError
+from catalog.store import CatalogStore
+from engine.group import aggregate
+from engine.scoring import CRITERIA, CRITERION_NAMES
+from ui.charts import style
+from ui.scenario import get_scenario, update_scenario
+from ui.scoring_view import score, weight_key
+
+JOIN_PARAM = "join"
+LABELS = {c.name: c.label for c in CRITERIA}
+
+
+def _top(points: dict[str, float]) -> str:
+    scenario = get_scenario()
+    scored = score(scenario.scoring.model_copy(update={"weight_points": points}), scenario.display.usd_per_eur)
+    if not len(scored.result.order):
+        return "no offer passes the constraints"
+    top = scored.offers.iloc[int(scored.result.order[0])]
+    return f"{top['provider_name']} · {top['gpu_model']} · {top['region']}"
+
+
+def participant_form(store: CatalogStore, code: str) -> None:
+    st.subheader(f"Group weighting · session {code}")
+    st.markdown("Set how much each criterion matters **to you** (0 = not at all, 100 = most), then submit. "
+                "You can submit again to change your answer.")
+    name = st.text_input("Your name", key="gw_name")
+    defaults = get_scenario().scoring.points()
+    cols = st.columns(3)
+    points = {}
+    for i, c in enumerate(CRITERIA):
+        points[c.name] = float(cols[i % 3].slider(c.label, 0, 100, int(round(defaults[c.name])), key=f"gw_{c.name}"))
+    if st.button("Submit my weights", type="primary", key="gw_submit", disabled=not (name or "").strip()):
+        try:
+            store.submit_vote(code, name, points)
+            st.success(f"Thanks {name.strip()}: your weights are in. The consultant's screen updates by itself.")
+        except CatalogError as exc:
+            st.error(str(exc))
+
+
+def _join_url(code: str) -> str:
+    base = (st.context.url or "").split("?")[0].rsplit("/", 1)[0]
+    return f"{base}/workshop?{JOIN_PARAM}={code}"
+
+
+def consultant_view(store: CatalogStore) -> None:
+    section = get_scenario().scoring
+    code = section.group_code
+    c1, c2 = st.columns([3, 1])
+    if c2.button("Start a new group session", key="gw_start"):
+        code = secrets.token_hex(3).upper()
+        update_scenario(scoring=section.model_copy(update={"group_code": code, "group_votes": {}}))
+    if not code:
+        c1.info("Start a group session: each participant opens the join link on their own device and sets the "
+                "scoring weights; this screen shows the group's weights and how far opinions differ.")
+        return
+    c1.markdown(f"### Join code **{code}**")
+    c1.code(_join_url(code), language=None)
+    live_panel(store, code)
+
+
+@st.fragment(run_every=5)
+def live_panel(store: CatalogStore, code: str) -> None:
+    votes = store.votes(code)
+    if not votes:
+        st.caption("Waiting for participants… (refreshes every 5 s)")
+        return
+    names = list(votes)
+    matrix = np.array([[votes[n].get(c, 0.0) for c in CRITERION_NAMES] for n in names])
+    group = aggregate(matrix)
+    st.markdown(f"**{len(names)} participant(s)**: {', '.join(names)}")
+    st.plotly_chart(group_chart(group), width="stretch", key="gw_chart")
+    if group.vetoed.any():
+        st.caption("Geometric mean: a criterion someone weighted 0 gets 0 group weight ("
+                   + ", ".join(LABELS[c] for c, v in zip(CRITERION_NAMES, group.vetoed, strict=True) if v) + ").")
+    group_points = {c: round(float(w) * 100, 1) for c, w in zip(CRITERION_NAMES, group.weights_fraction, strict=True)}
+    winners = [{"who": "Group (geometric mean)", "#1 offer": _top(group_points)}]
+    winners += [{"who": n, "#1 offer": _top({k: float(v) for k, v in votes[n].items()})} for n in names]
+    st.markdown("**Who would win under each participant's weights**")
+    st.dataframe(pd.DataFrame(winners), hide_index=True, width="stretch")
+    if st.button("Use the group's weights on the Scoring page", key="gw_use"):
+        section = get_scenario().scoring
+        update_scenario(scoring=section.model_copy(update={"weight_points": group_points, "group_votes": votes}))
+        for name in CRITERION_NAMES:
+            st.session_state.pop(weight_key(name), None)  # the Scoring page redraws its sliders from the scenario
+        st.success("The Scoring page now uses the group's weights; the votes are saved with the scenario.")
+
+
+def group_chart(group) -> go.Figure:
+    order = np.argsort(group.weights_fraction)
+    labels = [LABELS[CRITERION_NAMES[i]] for i in order]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        x=group.weights_fraction[order] * 100, y=labels, orientation="h", name="group weight", marker_color="#4f46e5",
+        error_x=dict(type="data", symmetric=False, array=(group.max_fraction[order] - group.weights_fraction[order]) * 100,
+                     arrayminus=np.clip(group.weights_fraction[order] - group.min_fraction[order], 0, None) * 100,
+                     color="#9ca3af"),
+        hovertemplate="%{y}: %{x:.1f}% (whiskers: lowest to highest participant)<extra></extra>"))
+    fig.update_xaxes(title="Weight (%) — bar: group, whiskers: range across participants", ticksuffix="%")
+    return style(fig, height=120 + 28 * len(labels), title="The group's weights and the spread of opinion")
