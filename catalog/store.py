@@ -574,6 +574,48 @@ class CatalogStore(_Writes):
                     raise
         return cls(resolved)
 
+    @classmethod
+    def open_for_app(cls, path: str | os.PathLike | None = None) -> tuple[CatalogStore, str | None]:
+        """Open the catalog for the app, degrading to a read-only mode instead of failing where it can.
+
+        Returns the store and a notice for the user (None when all is normal):
+
+        * file locked by another process: a read-only snapshot copy of the file (its last checkpoint);
+        * file missing and its folder not writable: the embedded seed catalog, read-only, in a temp folder;
+        * file not writable: the file itself, read-only (``CatalogStore`` decides from the permissions).
+
+        A damaged file or one of another schema version still raises: the user must decide what to do.
+        """
+        resolved = resolve_catalog_path(path)
+        try:
+            store = cls.open_or_build(resolved)
+        except CatalogLockedError as exc:
+            return cls._snapshot(resolved), (f"{exc} Showing a read-only snapshot of the file as of its last "
+                                             "checkpoint; edits are disabled until the other process lets go.")
+        except OSError as exc:
+            return cls._seed_copy(), (f"The catalog {resolved} could not be created ({exc.strerror or exc}). Showing "
+                                      "the embedded seed catalog, read-only.")
+        if store.read_only:
+            return store, f"The catalog file {resolved} is not writable: read-only mode, edits are disabled."
+        return store, None
+
+    @classmethod
+    def _snapshot(cls, path: Path) -> CatalogStore:
+        import shutil
+        import tempfile
+
+        target = Path(tempfile.mkdtemp(prefix="catalog-snapshot-")) / path.name
+        shutil.copyfile(path, target)
+        return cls(target, read_only=True)
+
+    @classmethod
+    def _seed_copy(cls) -> CatalogStore:
+        import tempfile
+
+        target = Path(tempfile.mkdtemp(prefix="catalog-seed-")) / "catalog.duckdb"
+        build_catalog(target)
+        return cls(target, read_only=True)
+
     def close(self) -> None:
         self._con.close()
 

@@ -12,16 +12,24 @@ from catalog.store import CatalogStore, OfferFilter, resolve_catalog_path
 
 
 @st.cache_resource(show_spinner="Opening the catalog…")
-def _open_store(path: str) -> CatalogStore:
+def _open_for_app(path: str) -> tuple[CatalogStore, str | None]:
     # One connection per process and path; callers take a cursor per query (CatalogStore does).
-    return CatalogStore.open_or_build(path)
+    return CatalogStore.open_for_app(path)
+
+
+def _open_store(path: str) -> CatalogStore:
+    return _open_for_app(path)[0]
 
 
 def get_store() -> CatalogStore:
-    """The process-wide store; on a catalog problem, show the message and stop the page."""
+    """The process-wide store; a degraded (read-only) mode shows its notice; on a catalog problem that
+    cannot degrade, show the message and stop the page."""
     path = str(resolve_catalog_path())
     try:
-        return _open_store(path)
+        store, notice = _open_for_app(path)
+        if notice:
+            st.warning(f"**Read-only mode.** {notice}", icon=":material/lock:")
+        return store
     except CatalogError as exc:
         st.error(f"**The catalog cannot be opened.** {exc}", icon=":material/error:")
         import logging
@@ -38,7 +46,7 @@ def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur
 
 def offers(filters: OfferFilter | None, usd_per_eur: float) -> pd.DataFrame:
     store = get_store()
-    return offers_frame(str(store.path), store.data_version, filters or OfferFilter(), usd_per_eur, dt.date.today())
+    return offers_frame(str(resolve_catalog_path()), store.data_version, filters or OfferFilter(), usd_per_eur, dt.date.today())
 
 
 @st.cache_data(ttl=600, show_spinner=False)
@@ -48,7 +56,7 @@ def _table(path: str, data_version: int, name: str) -> pd.DataFrame:
 
 def table(name: str) -> pd.DataFrame:
     store = get_store()
-    return _table(str(store.path), store.data_version, name)
+    return _table(str(resolve_catalog_path()), store.data_version, name)
 
 
 @st.cache_data(ttl=600, show_spinner=False)
@@ -58,7 +66,7 @@ def _summary(path: str, data_version: int, today: dt.date) -> dict:
 
 def summary() -> dict:
     store = get_store()
-    return _summary(str(store.path), store.data_version, dt.date.today())
+    return _summary(str(resolve_catalog_path()), store.data_version, dt.date.today())
 
 
 @st.cache_data(ttl=600, show_spinner=False)
@@ -68,4 +76,4 @@ def _coverage(path: str, data_version: int) -> pd.DataFrame:
 
 def coverage() -> pd.DataFrame:
     store = get_store()
-    return _coverage(str(store.path), store.data_version)
+    return _coverage(str(resolve_catalog_path()), store.data_version)
