@@ -112,6 +112,15 @@ def _restore(store: CatalogStore, editor: Editor, change_set_id: int, **scope) -
         st.success(f"Restored (logged as change set #{result.change_set_id}).")
 
 
+@st.cache_data(show_spinner="Preparing the workbook…", max_entries=4)
+def _catalog_workbook(_store: CatalogStore, data_version: int) -> bytes:
+    """The whole catalog as Excel, built once per catalog version (not on every rerun)."""
+    from catalog.importer import export_excel
+    from ui.editor_view import EDITABLE_TABLES
+
+    return export_excel({t: _store.editable_rows(t) for t in EDITABLE_TABLES})
+
+
 def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
     """Export any table (CSV) or the whole catalog (Excel); import with a preview diff and a report."""
     from catalog.importer import (
@@ -119,7 +128,6 @@ def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
         close_superseded_prices,
         detect_format,
         export_csv,
-        export_excel,
         preview_table_import,
         public_catalog_to_offers,
         read_table_file,
@@ -131,8 +139,7 @@ def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
     table = c1.selectbox("Table", list(EDITABLE_TABLES), format_func=EDITABLE_TABLES.get, key="io_table")
     c2.download_button("Download table (CSV)", export_csv(store.editable_rows(table)), file_name=f"{table}.csv",
                        mime="text/csv", key="io_csv")
-    c3.download_button("Download whole catalog (Excel)",
-                       export_excel({t: store.editable_rows(t) for t in EDITABLE_TABLES}),
+    c3.download_button("Download whole catalog (Excel)", _catalog_workbook(store, store.data_version),
                        file_name="gpu-cloud-catalog.xlsx", key="io_xlsx")
     if editor is None:
         st.info("Sign in as an editor to import.")
