@@ -7,7 +7,7 @@ PORT   ?= 8501
 ADDRESS ?= 127.0.0.1
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup run test test-fast e2e bench catalog chromium screenshots lint clean
+.PHONY: setup run test test-fast e2e bench load data-report catalog chromium screenshots lint clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,14 @@ test-fast: setup
 
 bench: setup
 	$(BIN)/python bench/run_all.py
+
+## Load test: 20 concurrent browser sessions + an editor saving prices (not part of make test).
+load: setup chromium
+	$(BIN)/python bench/load_test.py
+
+## What a data editor should refresh next (opens the catalog read-only: stop the app first).
+data-report: catalog
+	$(BIN)/python -m catalog.cli report
 
 screenshots: setup chromium
 	$(BIN)/python bench/screenshots.py

@@ -14,14 +14,46 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help=f"build the catalog from the seed if missing (path: --path, ${CATALOG_ENV} or data/catalog.duckdb)")
     b.add_argument("--path", default=None)
+    r = sub.add_parser("report", help="data report: coverage per field and provider, price ages, stale rows")
+    r.add_argument("--path", default=None)
     args = parser.parse_args(argv)
     path = resolve_catalog_path(args.path)
+    if args.command == "report":
+        return report(path)
     try:
         if path.exists():
             print(f"catalog {path} exists; left untouched (the app checks it when it opens it)")
         else:
             build_catalog(path)
             print(f"built {path} from the embedded seed")
+    except CatalogError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def report(path) -> int:
+    """Print what a data editor should refresh next. Opens the file read-only (stop the app first)."""
+    import pandas as pd
+
+    from catalog.store import CatalogStore
+
+    pd.set_option("display.width", 160)
+    pd.set_option("display.max_rows", 400)
+    pd.set_option("display.max_colwidth", 70)
+    try:
+        with CatalogStore(path, read_only=True) as store:
+            s = store.summary()
+            print(f"Catalog {path}: {s['providers']} providers, {s['offers']} offers, {s['current_prices']} current prices")
+            print("\n== Offers missing each field ==")
+            print(store.offer_field_coverage().to_string(index=False, float_format=lambda x: f"{x:.0f}%"))
+            print("\n== Per provider ==")
+            print(store.provider_coverage().to_string(index=False))
+            print("\n== Age of current prices ==")
+            print(store.price_age_histogram().to_string(index=False))
+            stale = store.stale_rows()
+            print(f"\n== {len(stale)} rows older than 180 days (oldest first) ==")
+            print(stale[["table_name", "row_key", "as_of", "source_url"]].to_string(index=False))
     except CatalogError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

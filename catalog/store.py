@@ -802,6 +802,32 @@ class CatalogStore(_Writes):
         names = [d[0] for d in cur.description]
         return dict(zip(names, row, strict=True))
 
+    def provider_coverage(self) -> pd.DataFrame:
+        """Per provider: offers, and how many lack the fields decisions rest on; certifications stated."""
+        return self.cursor().execute(
+            """SELECT p.provider_id, count(o.offer_id) AS offers,
+                      count(o.offer_id) FILTER (WHERE o.inter_node IS NULL) AS missing_fabric,
+                      count(o.offer_id) FILTER (WHERE o.form_factor IS NULL) AS missing_form_factor,
+                      count(o.offer_id) FILTER (WHERE o.datacenter_country IS NULL) AS missing_country,
+                      count(o.offer_id) FILTER (WHERE o.offer_id NOT IN (SELECT offer_id FROM prices
+                            WHERE valid_to IS NULL AND price_type = 'reserved')) AS missing_reserved,
+                      p.certifications <> '' AS has_certifications, p.legal_seat_country IS NOT NULL AS has_legal_seat
+               FROM providers p LEFT JOIN offers o USING (provider_id)
+               GROUP BY ALL ORDER BY offers DESC, p.provider_id"""
+        ).df()
+
+    def price_age_histogram(self, today: dt.date | None = None) -> pd.DataFrame:
+        """Current prices by age band (days since ``valid_from``)."""
+        today = today or dt.date.today()
+        return self.cursor().execute(
+            """SELECT CASE WHEN age <= 30 THEN '0-30 d' WHEN age <= 90 THEN '31-90 d' WHEN age <= 180 THEN '91-180 d'
+                           WHEN age <= 365 THEN '181-365 d' ELSE '> 1 year' END AS age_band,
+                      count(*) AS prices, min(age) AS youngest_days, max(age) AS oldest_days
+               FROM (SELECT date_diff('day', valid_from, $today) AS age FROM prices WHERE valid_to IS NULL)
+               GROUP BY 1 ORDER BY min(age)""",
+            {"today": today},
+        ).df()
+
     def offer_field_coverage(self) -> pd.DataFrame:
         """For each offer field that decisions rest on: how many offers lack it."""
         q = """SELECT

@@ -177,3 +177,20 @@ def test_field_coverage_counts_missing_values(store):
     df = store.table("offers")
     assert cov.loc["inter node", "offers_missing"] == df.inter_node.isna().sum()
     assert cov.loc["form factor", "offers_missing"] == df.form_factor.isna().sum()
+
+
+def test_data_report_prints_every_section(catalog_path, capsys):
+    from catalog.cli import main
+
+    assert main(["report", "--path", str(catalog_path)]) == 0
+    out = capsys.readouterr().out
+    for heading in ("Offers missing each field", "Per provider", "Age of current prices", "older than 180 days"):
+        assert heading in out
+
+
+def test_provider_coverage_adds_up_to_the_offers(store):
+    cov = store.provider_coverage()
+    offers = store.table("offers")
+    assert cov.offers.sum() == len(offers)
+    assert cov.missing_fabric.sum() == offers.inter_node.isna().sum()
+    assert store.price_age_histogram(TODAY).prices.sum() == len(store.list_prices())
