@@ -17,7 +17,7 @@ can_edit = actions.can_edit(who, store)
 tabs = st.tabs([*EDITABLE_TABLES.values(), "History", "Import / export", "Needs re-verification"])
 for tab, table in zip(tabs, EDITABLE_TABLES, strict=False):
     with tab:
-        frame = editable_frame(store.editable_rows(table), table)
+        frame = editable_frame(store.editable_rows(table, include_private=can_edit), table)
         if not can_edit:
             st.dataframe(frame, column_config=column_config(table), hide_index=True, width="stretch")
             continue

@@ -286,9 +286,13 @@ class Price(_Row):
     method: PriceMethod
     verification_status: Verification = Verification.CLAIMED
     notes: str | None = None
+    is_private: bool = Field(default=False, description="negotiated quote: editors only, never shown to viewers")
+    expires_on: dt.date | None = None
 
     @model_validator(mode="after")
     def _commitment_is_not_on_demand(self) -> Price:
+        if self.is_private and self.expires_on is None:
+            raise ValueError("a private (negotiated) price needs an expiry date (expires_on)")
         if self.price_type in (PriceType.ON_DEMAND, PriceType.SPOT) and (
             self.term_months is not None or self.upfront_pct is not None
         ):

@@ -119,8 +119,11 @@ CREATE TABLE IF NOT EXISTS prices (
     verification_status  VARCHAR NOT NULL
         CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
     notes                VARCHAR,
+    is_private           BOOLEAN NOT NULL DEFAULT false,  -- negotiated quote: editors only
+    expires_on           DATE,
     row_version          INTEGER NOT NULL DEFAULT 1,
     updated_by           VARCHAR NOT NULL DEFAULT 'seed',
+    CHECK (NOT is_private OR expires_on IS NOT NULL),
     -- A commitment price must never pass as on-demand or spot.
     CHECK (price_type NOT IN ('on-demand', 'spot') OR (term_months IS NULL AND upfront_pct IS NULL)),
     CHECK (valid_to IS NULL OR valid_to >= valid_from)

@@ -83,7 +83,7 @@ _TABLE_COLUMNS = {
     "prices": [
         "price_id", "offer_id", "price_type", "term_months", "upfront_pct", "amount_per_gpu_hour",
         "currency", "valid_from", "valid_to", "source_url", "retrieved_at", "method",
-        "verification_status", "notes",
+        "verification_status", "notes", "is_private", "expires_on",
     ],
 }
 # Insert order respects the foreign keys.
@@ -446,12 +446,18 @@ class _Writes:
             raise CatalogError(f"unknown table {table!r}")
         return _get_row(self.cursor(), table, key)
 
-    def editable_rows(self, table: str, *, current_only: bool = True) -> pd.DataFrame:
-        """A table's content plus ``row_version`` and ``updated_by`` (prices: current rows unless asked)."""
+    def editable_rows(self, table: str, *, current_only: bool = True, include_private: bool = True) -> pd.DataFrame:
+        """A table's content plus ``row_version`` and ``updated_by`` (prices: current rows unless asked;
+        private negotiated prices only with ``include_private``)."""
         if table not in TABLE_KEYS:
             raise CatalogError(f"unknown table {table!r}")
         cols = ", ".join([c for c in _TABLE_COLUMNS[table] if c not in _META_COLUMNS] + ["row_version", "updated_by"])
-        where = "WHERE valid_to IS NULL" if (table == "prices" and current_only) else ""
+        conditions = []
+        if table == "prices" and current_only:
+            conditions.append("valid_to IS NULL")
+        if table == "prices" and not include_private:
+            conditions.append("NOT is_private")
+        where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
         return self.cursor().execute(f"SELECT {cols} FROM {table} {where} ORDER BY {TABLE_KEYS[table]}").df()
 
     def stale_rows(self, today: dt.date | None = None) -> pd.DataFrame:
@@ -684,17 +690,21 @@ class CatalogStore(_Writes):
         *,
         usd_per_eur: float,
         today: dt.date | None = None,
+        include_private: bool = False,
     ) -> pd.DataFrame:
         """Offers joined with their provider, GPU spec and current prices (one column per price type,
         converted to EUR at ``usd_per_eur``), narrowed by ``filters``.
 
         Columns ``*_eur_per_gpu_hour`` are the cheapest current price of that type; NaN when the
         catalog has none. ``is_stale`` marks rows observed more than 180 days before ``today``.
+        Private (negotiated) prices count only with ``include_private`` (editors) and until they expire.
         """
         f = filters or OfferFilter()
         today = today or dt.date.today()
         params = {
             "usd_per_eur": float(usd_per_eur),
+            "include_private": include_private,
+            "today": today,
             "stale_before": today - dt.timedelta(days=STALE_AFTER_DAYS),
             "eu": sorted(EU_EEA_COUNTRIES),
             "not_stated": NOT_STATED,
@@ -715,11 +725,13 @@ class CatalogStore(_Writes):
                    CASE currency WHEN 'EUR' THEN amount_per_gpu_hour
                                  ELSE amount_per_gpu_hour / $usd_per_eur END AS amount_eur
             FROM prices WHERE valid_to IS NULL
+              AND (NOT is_private OR ($include_private AND expires_on >= $today))
         ), piv AS (
             SELECT offer_id,
                    min(amount_eur) FILTER (WHERE price_type = 'on-demand') AS on_demand_eur_per_gpu_hour,
                    min(amount_eur) FILTER (WHERE price_type = 'spot') AS spot_eur_per_gpu_hour,
                    min(amount_eur) FILTER (WHERE price_type = 'reserved') AS reserved_eur_per_gpu_hour,
+                   min(amount_eur) FILTER (WHERE price_type = 'quote') AS quote_eur_per_gpu_hour,
                    arg_min(term_months, amount_eur) FILTER (WHERE price_type = 'reserved') AS reserved_term_months,
                    min(amount_eur) FILTER (WHERE CAST($price_types AS VARCHAR[]) IS NULL
                                            OR list_contains(CAST($price_types AS VARCHAR[]), price_type))
@@ -740,6 +752,7 @@ class CatalogStore(_Writes):
                s.memory_bandwidth_tbps, s.bf16_dense_tflops, s.fp8_dense_tflops, s.tdp_watts,
                s.nvlink_bandwidth_gb_per_s_bidirectional, s.mig_max_instances,
                piv.on_demand_eur_per_gpu_hour, piv.spot_eur_per_gpu_hour, piv.reserved_eur_per_gpu_hour,
+               piv.quote_eur_per_gpu_hour,
                piv.reserved_term_months, piv.best_selected_eur_per_gpu_hour, piv.price_types,
                piv.native_currency, piv.price_retrieved_at,
                o.source_url, o.as_of, o.as_of_date, o.verification_status,

@@ -88,6 +88,11 @@ def locked_out(username: str) -> bool:
     return len([t for t in _failures().get(username, []) if now - t < LOCKOUT_SECONDS]) >= MAX_FAILURES
 
 
+def is_editor() -> bool:
+    who = current_editor()
+    return who is not None and who.role == Role.EDITOR
+
+
 def current_editor() -> Editor | None:
     """The signed-in person (role editor or viewer), or None when nobody is signed in."""
     mode = auth_mode()

@@ -40,13 +40,18 @@ def get_store() -> CatalogStore:
 
 
 @st.cache_data(ttl=600, show_spinner=False)
-def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur: float, today: dt.date) -> pd.DataFrame:
-    return _open_store(path).list_offers(filters, usd_per_eur=usd_per_eur, today=today)
+def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur: float, today: dt.date,
+                 include_private: bool = False) -> pd.DataFrame:
+    return _open_store(path).list_offers(filters, usd_per_eur=usd_per_eur, today=today, include_private=include_private)
 
 
 def offers(filters: OfferFilter | None, usd_per_eur: float) -> pd.DataFrame:
+    """Offers with current prices; negotiated private quotes are included only for a signed-in editor."""
+    from ui.auth import is_editor
+
     store = get_store()
-    return offers_frame(str(resolve_catalog_path()), store.data_version, filters or OfferFilter(), usd_per_eur, dt.date.today())
+    return offers_frame(str(resolve_catalog_path()), store.data_version, filters or OfferFilter(), usd_per_eur,
+                        dt.date.today(), is_editor())
 
 
 @st.cache_data(ttl=600, show_spinner=False)

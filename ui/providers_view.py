@@ -13,7 +13,8 @@ from engine.money import to_eur
 from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, money_column
 from ui.scenario import DisplaySettings
 
-PRICE_COLUMNS = ["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour"]
+PRICE_COLUMNS = ["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour",
+                 "quote_eur_per_gpu_hour"]
 _FILTER_KEYS = ["prov_gpu", "prov_form", "prov_mem", "prov_intra", "prov_inter", "prov_ptype", "prov_eu",
                 "prov_jur", "prov_provider", "prov_maxprice"]
 
@@ -68,10 +69,12 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
     columns = [
         "provider_name", "gpu_model", "form_factor", "gpus_per_node", "memory_gb", "memory_type", "intra_node",
         "inter_node", "inter_node_bandwidth_gbps_per_gpu", "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",
-        "reserved_eur_per_gpu_hour", "reserved_term_months", "native_currency", "region", "datacenter_country",
+        "reserved_eur_per_gpu_hour", "reserved_term_months", "quote_eur_per_gpu_hour", "native_currency", "region", "datacenter_country",
         "is_eu_datacenter", "parent_jurisdiction", "certifications", "uptime_sla_pct", "verification_status",
         "as_of", "age", "source_url",
     ]
+    if out["quote_eur_per_gpu_hour"].isna().all():  # private quotes exist only for signed-in editors
+        columns.remove("quote_eur_per_gpu_hour")
     config = {
         "provider_name": st.column_config.TextColumn("Provider", pinned=True),
         "gpu_model": st.column_config.TextColumn("GPU", pinned=True),
@@ -86,6 +89,7 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
         "spot_eur_per_gpu_hour": money_column("Spot", display, "Interruptible; can change at any time"),
         "reserved_eur_per_gpu_hour": money_column("Reserved", display, "Commitment price: never an on-demand rate"),
         "reserved_term_months": st.column_config.NumberColumn("Term (mo)", format="%d", help="Empty: the source states no term"),
+        "quote_eur_per_gpu_hour": money_column("Your quote", display, "Negotiated private quote (editors only, until it expires)"),
         "native_currency": st.column_config.TextColumn("Listed in"),
         "region": st.column_config.TextColumn("Region"),
         "datacenter_country": st.column_config.TextColumn("DC country"),

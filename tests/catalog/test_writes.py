@@ -158,3 +158,33 @@ def test_read_only_catalog_refuses_writes(catalog_path):
     with CatalogStore(catalog_path, read_only=True) as ro:
         with pytest.raises(ReadOnlyCatalogError):
             ro.apply_changes(ChangeSet(changes=[edited(ro, "prices", PRICE_ID, amount_per_gpu_hour=1)], message="x"), ALICE)
+
+
+def _quote(store, expires_on, private=True, amount=1.11):
+    offer_id = store.row("prices", PRICE_ID)["offer_id"]
+    return RowChange(table="prices", action="insert", key=f"quote-{expires_on}", values={
+        "price_id": f"quote-{expires_on}", "offer_id": offer_id, "price_type": "quote", "amount_per_gpu_hour": amount,
+        "currency": "EUR", "valid_from": "2026-11-01", "source_url": "https://example.com/quote.pdf",
+        "retrieved_at": "2026-11-01", "method": "quote", "is_private": private, "expires_on": expires_on})
+
+
+def test_private_quotes_reach_editors_until_they_expire_and_never_viewers(store):
+    import datetime as dt
+
+    store.apply_changes(ChangeSet(changes=[_quote(store, "2027-01-31")], message="negotiated"), ALICE)
+    offer_id = store.row("prices", PRICE_ID)["offer_id"]
+
+    def quote(include_private, today):
+        df = store.list_offers(usd_per_eur=1.0, today=today, include_private=include_private).set_index("offer_id")
+        return df.loc[offer_id, "quote_eur_per_gpu_hour"]
+
+    assert quote(False, dt.date(2026, 12, 2)) != quote(False, dt.date(2026, 12, 2))  # NaN: viewers never see it
+    assert quote(True, dt.date(2026, 12, 2)) == 1.11
+    assert quote(True, dt.date(2027, 2, 1)) != quote(True, dt.date(2027, 2, 1))  # expired
+    assert "quote-2027-01-31" not in set(store.editable_rows("prices", include_private=False).price_id)
+
+
+def test_a_private_price_needs_an_expiry_date(store):
+    change = _quote(store, None)
+    with pytest.raises(ChangeValidationError, match="expiry date"):
+        store.apply_changes(ChangeSet(changes=[change], message="x"), ALICE)
