@@ -17,10 +17,13 @@ def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browse
     page.get_by_role("link", name="Workload cost").click()
     gpus = page.get_by_label("GPUs", exact=True)
     expect(gpus).to_be_visible(timeout=30_000)
+    verdict_line = page.get_by_text(re.compile(r"^Cheapest:")).first
+    expect(verdict_line).to_be_visible(timeout=30_000)
+    before = verdict_line.inner_text()
     gpus.fill("128")
     gpus.press("Enter")
-    expect(page.get_by_text(re.compile(r"Cheapest:"))).to_be_visible(timeout=30_000)
-    verdict = page.get_by_text(re.compile(r"^Cheapest:")).first.inner_text()
+    expect(verdict_line).not_to_have_text(before, timeout=30_000)  # the server has the new value
+    verdict = verdict_line.inner_text()
 
     page.get_by_role("link", name="Workshop").click()
     link = page.locator('[data-testid="stCode"]').first
