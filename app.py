@@ -21,6 +21,7 @@ PAGES = [
     st.Page("app_pages/tco.py", title="Rent or own (TCO)", icon=":material/savings:"),
     st.Page("app_pages/workload.py", title="Workload cost", icon=":material/speed:"),
     st.Page("app_pages/scoring.py", title="Provider scoring", icon=":material/leaderboard:"),
+    st.Page("app_pages/placement.py", title="Hybrid placement", icon=":material/hub:"),
     st.Page("app_pages/workshop.py", title="Workshop", icon=":material/groups:"),
     st.Page("app_pages/editor.py", title="Catalog editor", icon=":material/edit_note:"),
 ]

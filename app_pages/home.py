@@ -34,7 +34,13 @@ cols[1].page_link("app_pages/tco.py", label="Rent or own: above which utilisatio
                   icon=":material/savings:")
 cols[0].page_link("app_pages/workload.py", label="Workload cost: what does this training job or a million tokens cost on each offer?",
                   icon=":material/speed:")
-cols[1].page_link("app_pages/editor.py", label="Catalog editor: keep prices and specs true, with history and sources",
+cols[1].page_link("app_pages/scoring.py", label="Provider scoring: which provider fits our priorities, and how sure is that?",
+                  icon=":material/leaderboard:")
+cols[0].page_link("app_pages/placement.py", label="Hybrid placement: what to commit, what to burst, what must stay in the EU?",
+                  icon=":material/hub:")
+cols[1].page_link("app_pages/workshop.py", label="Workshop: save, share and compare scenarios; export for the client",
+                  icon=":material/groups:")
+cols[0].page_link("app_pages/editor.py", label="Catalog editor: keep prices and specs true, with history and sources",
                   icon=":material/edit_note:")
 
 left, right = st.columns(2)

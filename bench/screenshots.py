@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 from catalog.store import build_catalog  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, start_server  # noqa: E402
 
-PAGES = {"home": "", "providers": "providers", "tco": "tco", "workload": "workload", "editor": "editor", "scoring": "scoring"}
+PAGES = {"home": "", "providers": "providers", "tco": "tco", "workload": "workload", "editor": "editor", "scoring": "scoring", "placement": "placement"}
 
 
 def main(argv: list[str] | None = None) -> int:

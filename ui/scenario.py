@@ -12,6 +12,7 @@ import streamlit as st
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.money import DEFAULT_USD_PER_EUR
+from engine.placement import Workload
 from engine.scoring import CRITERION_NAMES, PRESETS, Constraints
 from engine.tco import TcoInputs
 from engine.workload import InferenceService, TrainingJob
@@ -97,6 +98,36 @@ class ScoringSection(BaseModel):
         return {name: float(source.get(name, 0.0)) for name in CRITERION_NAMES}
 
 
+class PlacementSection(BaseModel):
+    """Placement page: the workload portfolio and the venue settings. ``example`` names one of the page's
+    example portfolios (ui.placement_view.EXAMPLES); an unknown name falls back to the first one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    example: str = "EU fintech"
+    workloads: list[Workload] = Field(default_factory=list)  # empty: the chosen example portfolio
+    # None: published reserved prices only; 1 or 3: estimate missing ones from the Epoch discounts.
+    commitment_term_years: Literal[1, 3] | None = 3
+    other_provider_discount_fraction: float | None = Field(
+        default=None, gt=0, lt=1, description="assumed commitment discount for providers Epoch does not cover [-]")
+    capacity_gpus: dict[str, float] = Field(default_factory=dict)  # offer_id -> GPUs the portfolio may commit
+
+    @field_validator("workloads")
+    @classmethod
+    def _unique_names(cls, workloads: list[Workload]) -> list[Workload]:
+        names = [w.name for w in workloads]
+        if len(set(names)) != len(names):
+            raise ValueError("workload names must be unique")
+        return workloads
+
+    @field_validator("capacity_gpus")
+    @classmethod
+    def _non_negative(cls, capacity: dict[str, float]) -> dict[str, float]:
+        if any(not v >= 0 for v in capacity.values()):
+            raise ValueError("venue capacities must be >= 0 GPUs")
+        return capacity
+
+
 class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -105,6 +136,7 @@ class Scenario(BaseModel):
     tco: TcoSection = TcoSection()
     workload: WorkloadSection = WorkloadSection()
     scoring: ScoringSection = ScoringSection()
+    placement: PlacementSection = PlacementSection()
 
 
 def get_scenario() -> Scenario:

@@ -11,7 +11,7 @@ from ui.scenario import DisplaySettings, Scenario
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGES = ["app_pages/home.py", "app_pages/providers.py", "app_pages/tco.py", "app_pages/workload.py",
-         "app_pages/scoring.py", "app_pages/workshop.py", "app_pages/editor.py"]
+         "app_pages/scoring.py", "app_pages/placement.py", "app_pages/workshop.py", "app_pages/editor.py"]
 
 
 def run_page(page: str) -> AppTest:

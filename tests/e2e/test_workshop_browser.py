@@ -17,7 +17,7 @@ def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browse
     page.get_by_role("link", name="Workload cost").click()
     gpus = page.get_by_label("GPUs", exact=True)
     expect(gpus).to_be_visible(timeout=30_000)
-    verdict_line = page.get_by_text(re.compile(r"^Cheapest:")).first
+    verdict_line = page.locator('[data-testid="stMarkdownContainer"] p').filter(has_text="Cheapest:").first
     expect(verdict_line).to_be_visible(timeout=30_000)
     before = verdict_line.inner_text()
     gpus.fill("128")
@@ -37,5 +37,6 @@ def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browse
     expect(other.get_by_text(re.compile(r"^At 55% utilisation"))).to_be_visible(timeout=30_000)
     other.get_by_role("link", name="Workload cost").click()
     expect(other.get_by_label("GPUs", exact=True)).to_have_value("128", timeout=30_000)
-    expect(other.get_by_text(verdict)).to_be_visible(timeout=30_000)
+    other_verdict = other.locator('[data-testid="stMarkdownContainer"] p').filter(has_text="Cheapest:").first
+    expect(other_verdict).to_have_text(verdict, timeout=30_000)
     fresh.close()

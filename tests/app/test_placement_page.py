@@ -1,0 +1,162 @@
+"""AppTest of the Hybrid placement page: a plan on first load, EU-only rules move a workload to an EU venue,
+impossible requirements and invalid rows are explained in plain language, and edits reach the scenario.
+
+Expected plans come from the engine on the same catalog; EU facts are read from the catalog, never from names.
+"""
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from catalog.store import CatalogStore, OfferFilter
+from engine.money import DEFAULT_USD_PER_EUR
+from engine.placement import baseline_all_on_demand, place_portfolio, venues_from_offers
+from ui.placement_view import EXAMPLES, K_GRID
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV_ROW = 3  # "dev-notebooks" in the default example: may leave the EU, placed on the cheapest L40S anywhere
+
+
+@pytest.fixture
+def catalog_frame(catalog_path) -> pd.DataFrame:
+    with CatalogStore(catalog_path) as store:
+        return store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
+
+
+@pytest.fixture
+def placement(catalog_path) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("app_pages/placement.py").run()
+    assert not at.exception
+    return at
+
+
+def edit(at: AppTest, rows: dict[int, dict]) -> AppTest:
+    at.session_state[K_GRID] = {"edited_rows": rows, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    return at
+
+
+def plan_table(at: AppTest) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "Monthly cost" in d.value.columns).set_index("Workload")
+
+
+def venues_used(row: pd.Series) -> set[str]:
+    ids = {row["committed_offer_id"], row["burst_offer_id"] if row["Burst GPU-h/month"] > 0 else None}
+    return {i for i in ids if isinstance(i, str)}
+
+
+def is_eu(catalog: pd.DataFrame, offer_id: str) -> bool:
+    offer = catalog.set_index("offer_id").loc[offer_id]
+    in_eu = offer["is_eu_datacenter"]
+    return not pd.isna(in_eu) and bool(in_eu) and offer["parent_jurisdiction"] == "EU"
+
+
+def test_first_load_shows_the_plan_of_the_default_example(placement, catalog_frame):
+    workloads = EXAMPLES["EU fintech"].workloads
+    venues = venues_from_offers(catalog_frame, commitment_term_years=3)
+    expected = place_portfolio(workloads, venues)
+    table = plan_table(placement)
+    assert list(table.index) == [w.name for w in workloads]
+    assert table["Monthly cost"].sum() == pytest.approx(expected.total_cost_eur_per_month)
+    assert list(table["Committed GPUs"]) == [pl.committed_gpus for pl in expected.placements]
+    metrics = {m.label: m.value for m in placement.metric}
+    assert metrics["Plan cost per month"] == f"€{expected.total_cost_eur_per_month:,.0f}"
+    saved = baseline_all_on_demand(workloads, venues).total_cost_eur_per_month - expected.total_cost_eur_per_month
+    assert metrics["Saved vs all on demand"] == f"€{saved:,.0f}"
+    assert len(placement.get("plotly_chart")) == 3
+    assert not placement.error
+    assert "The plan commits" in "\n".join(m.value for m in placement.markdown)
+
+
+def test_marking_a_workload_eu_only_moves_it_to_an_eu_venue(placement, catalog_frame):
+    name = EXAMPLES["EU fintech"].workloads[DEV_ROW].name
+    before = plan_table(placement).loc[name]
+    assert not all(is_eu(catalog_frame, v) for v in venues_used(before)), "starts outside EU venues"
+
+    edit(placement, {DEV_ROW: {"may_leave_eu": False, "eu_jurisdiction_required": True}})
+    after = plan_table(placement).loc[name]
+    used = venues_used(after)
+    assert used and all(is_eu(catalog_frame, v) for v in used)
+    assert after["Data location"] == "EU data centre · EU provider"
+    assert after["Reason"].startswith("sensitive → EU data centres only; EU-jurisdiction provider required")
+    stored = {w.name: w for w in placement.session_state["scenario"].placement.workloads}
+    assert not stored[name].may_leave_eu and stored[name].eu_jurisdiction_required
+
+
+def test_an_impossible_requirement_is_explained_and_the_page_stays_usable(placement):
+    edit(placement, {0: {"needs_infiniband": True}})  # EU-owned provider + EU data centre + H100 + InfiniBand
+    message = placement.error[0].value
+    assert "This portfolio cannot be placed" in message
+    assert "Workload 'fraud-scoring-api': no venue satisfies" in message
+    assert "InfiniBand" in message and "EU-jurisdiction provider" in message
+    assert not any("Monthly cost" in d.value.columns for d in placement.dataframe)
+    assert any("needs_infiniband" in d.value.columns for d in placement.dataframe)  # the grid is still there
+
+    edit(placement, {0: {"needs_infiniband": False}})  # relaxing it brings the plan back
+    assert not placement.error
+    assert "fraud-scoring-api" in plan_table(placement).index
+
+
+def test_an_invalid_row_names_row_column_and_reason_and_keeps_the_last_plan(placement):
+    before = plan_table(placement)["Monthly cost"].sum()
+    edit(placement, {1: {"mean_gpus": 20.0}, 2: {"busy_hours_per_day": 30}})
+    message = placement.error[0].value
+    assert "Row 2 ('risk-model-training') · Demand" in message
+    assert "'Mean GPUs' (20) must not exceed 'Peak GPUs' (16)" in message
+    assert "Row 3 ('research-anonymised') · Busy h/day" in message
+    assert "Traceback" not in message
+    assert plan_table(placement)["Monthly cost"].sum() == pytest.approx(before)
+    assert placement.session_state["scenario"].placement.workloads == []  # nothing invalid was stored
+
+
+def test_duplicate_names_are_reported(placement):
+    edit(placement, {1: {"name": "fraud-scoring-api"}})
+    assert "Row 2 ('fraud-scoring-api') · Workload**: the name is already used in row 1" in placement.error[0].value
+
+
+def test_switching_the_example_plans_its_portfolio(placement):
+    placement.selectbox(key="_pl_example").set_value("AI start-up").run()
+    assert not placement.exception
+    assert list(plan_table(placement).index) == [w.name for w in EXAMPLES["AI start-up"].workloads]
+    assert placement.session_state["scenario"].placement.example == "AI start-up"
+
+
+def test_an_assumed_discount_for_other_providers_lets_eu_work_commit(placement):
+    sensitive = EXAMPLES["EU fintech"].workloads[1].name  # EU-only training: no EU venue sells commitments
+    assert plan_table(placement).loc[sensitive, "Committed GPUs"] == 0
+    placement.number_input(key="_pl_other_discount_pct").set_value(30)
+    placement.button(key="_pl_submit").click().run()  # the settings live in the form
+    assert not placement.exception
+    row = plan_table(placement).loc[sensitive]
+    assert row["Committed GPUs"] > 0 and "(rate estimated)" in row["Committed at"]
+    assert placement.session_state["scenario"].placement.other_provider_discount_fraction == pytest.approx(0.3)
+
+
+def test_edits_survive_a_page_change(placement, catalog_frame):
+    name = EXAMPLES["EU fintech"].workloads[DEV_ROW].name
+    edit(placement, {DEV_ROW: {"may_leave_eu": False, "eu_jurisdiction_required": True}})
+    placement.switch_page("app_pages/scoring.py").run()
+    placement.switch_page("app_pages/placement.py").run()
+    assert not placement.exception
+    grid = next(d.value for d in placement.dataframe if "may_leave_eu" in d.value.columns).set_index("name")
+    assert not grid.loc[name, "may_leave_eu"] and grid.loc[name, "eu_jurisdiction_required"]
+    assert all(is_eu(catalog_frame, v) for v in venues_used(plan_table(placement).loc[name]))
+
+
+def test_a_venue_capacity_limits_the_commitment_there(placement):
+    research = plan_table(placement).loc["research-anonymised"]
+    venue, committed = research["committed_offer_id"], int(research["Committed GPUs"])
+    assert committed > 2
+    placement.session_state["_pl_capacity"] = {"edited_rows": {}, "deleted_rows": [],
+                                               "added_rows": [{"offer_id": venue, "capacity_gpus": 2}]}
+    placement.button(key="_pl_submit").click().run()
+    assert not placement.exception and not placement.error
+    row = plan_table(placement).loc["research-anonymised"]
+    assert row["committed_offer_id"] != venue or row["Committed GPUs"] <= 2
+    assert placement.session_state["scenario"].placement.capacity_gpus == {venue: 2.0}

@@ -1,0 +1,40 @@
+"""In Debian Chromium: the placement plan, its demand chart and the headline follow an edit in the portfolio grid."""
+
+import re
+
+from playwright.sync_api import Page, expect
+
+
+def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
+    page.goto(f"{app_url}/placement")
+    expect(page.get_by_role("heading", name="Hybrid placement")).to_be_visible(timeout=30_000)
+    chart = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="Demand in a typical week").first
+    expect(chart.locator(".main-svg").first).to_be_visible(timeout=30_000)
+    grids = page.locator('[data-testid="stDataFrame"]')
+    plan = grids.filter(has_text="Monthly cost").first
+    expect(plan).to_be_visible(timeout=30_000)
+    expect(plan.locator('td[role="gridcell"]').filter(has_text="research-anonymised").first).to_be_attached()
+    headline = page.locator('[data-testid="stMetric"]').filter(has_text="Plan cost per month")
+    expect(headline).to_contain_text(re.compile(r"€[\d,]+"))
+    summary = page.get_by_text(re.compile(r"^The plan commits \d+ GPUs"))
+    headline_before, summary_before = headline.inner_text(), summary.inner_text()
+
+    # Mean GPUs of the first workload (fraud-scoring-api) 4 -> 5: click its name cell, move right to Mean GPUs.
+    grid = grids.first
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 100, box["y"] + 35 + 17)
+    for _ in range(3):  # Workload -> Kind -> GPU model -> Mean GPUs
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    cell = page.locator("input.gdg-input, textarea.gdg-input").first
+    expect(cell).to_be_visible(timeout=10_000)
+    cell.fill("5")
+    cell.press("Enter")
+    page.wait_for_timeout(1000)  # the grid sends its edit state to the server asynchronously
+    page.get_by_role("button", name="Update the plan").click()
+
+    expect(headline).not_to_have_text(headline_before, timeout=20_000)
+    expect(summary).not_to_have_text(summary_before)
+    expect(plan.locator('td[role="gridcell"]').filter(has_text="fraud-scoring-api").first).to_be_attached()
+    expect(page.locator('[data-testid="stAlert"]')).to_have_count(0)
+    expect(chart.locator(".main-svg").first).to_be_visible()

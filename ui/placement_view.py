@@ -1,0 +1,492 @@
+"""Widgets, cached solve and tables of the Hybrid placement page (kept here so the page stays thin).
+
+The engine (:mod:`engine.placement`) places a portfolio of workloads on catalog offers ("venues"): per
+workload, how many GPUs to commit where, and where the rest bursts. This module holds the example
+portfolios, binds the portfolio grid and the venue settings to :class:`~ui.scenario.PlacementSection`
+(validating every edited row through the :class:`~engine.placement.Workload` model), caches the solve with
+both baselines and the on-demand price sensitivity per portfolio, settings and catalog version, and shapes
+the results for display. Money stays in EUR until the last step (:mod:`ui.format`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from engine.money import from_eur
+from engine.placement import (
+    EPOCH_COMMITMENT_DISCOUNT_FRACTION,
+    HOURS_PER_WEEK,
+    PlacementInfeasibleError,
+    PlacementPlan,
+    Workload,
+    WorkloadKind,
+    baseline_all_on_demand,
+    baseline_dedicated_for_peak,
+    demand_profiles_gpus,
+    place_portfolio,
+    sensitivity_to_on_demand_price,
+    venues_from_offers,
+)
+from engine.tco import HOURS_PER_MONTH
+from ui.catalog import get_store
+from ui.format import SYMBOL, money
+from ui.scenario import DisplaySettings, PlacementSection, get_scenario, update_scenario
+
+
+class Example(NamedTuple):
+    label: str
+    story: str
+    workloads: tuple[Workload, ...]
+
+
+def _w(name: str, kind: str, mean: float, peak: float, **rules) -> Workload:
+    return Workload(name=name, kind=kind, mean_gpus=mean, peak_gpus=peak, **rules)
+
+
+#: Example portfolios to start from. Sizes and patterns are illustrative assumptions, not data.
+EXAMPLES: dict[str, Example] = {
+    "EU fintech": Example(
+        "EU fintech: sensitive inference + training + dev",
+        "A payments company: fraud scoring on customer data (EU data centre and EU-owned provider, served to "
+        "users in Europe), risk models trained on customer data (EU data centre), research on anonymised data "
+        "(may run anywhere) and developer notebooks.",
+        (_w("fraud-scoring-api", "inference", 4, 6, busy_hours_per_day=16, first_busy_hour=6, gpu_model="H100",
+            may_leave_eu=False, eu_jurisdiction_required=True, latency_sensitive=True),
+         _w("risk-model-training", "training", 10, 16, busy_hours_per_day=12, busy_days_per_week=5, gpu_model="H100",
+            may_leave_eu=False, spot_allowed=True),
+         _w("research-anonymised", "training", 10, 12, busy_hours_per_day=16, gpu_model="H100"),
+         _w("dev-notebooks", "development", 2, 6, busy_hours_per_day=10, busy_days_per_week=5, gpu_model="L40S"))),
+    "AI start-up": Example(
+        "AI start-up: bursty training + inference",
+        "A start-up serving a chat model around the clock, running 64-GPU pre-training bursts two days a week "
+        "(InfiniBand) and checkpointed fine-tuning that tolerates spot interruptions.",
+        (_w("chat-inference", "inference", 14, 16, busy_hours_per_day=14, first_busy_hour=7, gpu_model="H100"),
+         _w("pretraining-runs", "training", 24, 64, busy_days_per_week=2, gpu_model="H100", needs_infiniband=True),
+         _w("fine-tuning", "training", 4, 8, busy_hours_per_day=12, busy_days_per_week=5, gpu_model="A100-80GB",
+            spot_allowed=True))),
+    "Research lab": Example(
+        "Research lab: shared cluster + students + clinical data",
+        "A university lab: a shared training queue busy on weekdays (checkpointed, spot is fine), student "
+        "development during teaching hours, and analysis of clinical data that must stay in the EU.",
+        (_w("shared-cluster-jobs", "training", 24, 32, busy_days_per_week=5, gpu_model="A100-80GB", spot_allowed=True),
+         _w("student-dev", "development", 3, 10, busy_hours_per_day=8, busy_days_per_week=5, first_busy_hour=9,
+            gpu_model="L4"),
+         _w("clinical-analysis", "training", 4, 8, busy_hours_per_day=12, busy_days_per_week=5,
+            gpu_model="A100-80GB", may_leave_eu=False))),
+}
+
+#: Grid columns: Workload field -> label. The frame keeps the field names (tests edit them by name).
+COLUMNS = {
+    "name": "Workload", "kind": "Kind", "gpu_model": "GPU model", "mean_gpus": "Mean GPUs", "peak_gpus": "Peak GPUs",
+    "may_leave_eu": "May leave EU", "eu_jurisdiction_required": "EU provider", "latency_sensitive": "Latency",
+    "spot_allowed": "Spot OK", "needs_infiniband": "InfiniBand", "busy_hours_per_day": "Busy h/day",
+    "busy_days_per_week": "Busy d/week", "first_busy_hour": "Busy from", "min_gpu_memory_gb": "Min GB",
+    "needs_nvlink": "NVLink",
+}
+TERMS = {"3 years": 3, "1 year": 1, "Published reserved prices only": None}
+FACTORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4)  # on-demand price multipliers of the sensitivity
+K_EXAMPLE, K_GRID, K_BASE = "_pl_example", "_pl_portfolio", "_pl_portfolio_base"
+K_TERM, K_DISCOUNT, K_CAP, K_CAP_BASE = "_pl_term", "_pl_other_discount_pct", "_pl_capacity", "_pl_capacity_base"
+
+
+# --------------------------------------------------------------------------------------------------
+# Portfolio grid <-> workloads
+# --------------------------------------------------------------------------------------------------
+
+
+def portfolio(section: PlacementSection) -> tuple[Workload, ...]:
+    """The edited portfolio, or the chosen example's when none is stored."""
+    return tuple(section.workloads) or EXAMPLES.get(section.example, next(iter(EXAMPLES.values()))).workloads
+
+
+def portfolio_frame(workloads) -> pd.DataFrame:
+    rows = [{f: (str(v) if f == "kind" else v) for f in COLUMNS for v in [getattr(w, f)]} for w in workloads]
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype({"mean_gpus": float, "peak_gpus": float,
+                                                            "min_gpu_memory_gb": float})
+
+
+def _clean(value):
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return None
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    return value
+
+
+def _message(msg: str) -> str:
+    msg = msg.removeprefix("Value error, ").replace("Field required", "required").replace(" x ", " × ")
+    msg = msg.replace(" or hourly_demand_gpus", "")  # uploaded series are not edited in this grid
+    for field, label in COLUMNS.items():
+        msg = msg.replace(field, f"'{label}'")
+    return msg
+
+
+def rows_to_workloads(frame: pd.DataFrame) -> tuple[list[Workload], list[str]]:
+    """Validate every grid row through :class:`Workload`; rows with no entry at all are ignored.
+
+    Returns the workloads and one message per problem, naming the row (1 = first), the column and why.
+    """
+    workloads, errors, seen = [], [], {}
+    int_fields = {"busy_hours_per_day", "busy_days_per_week", "first_busy_hour"}
+    for pos, row in enumerate(frame.to_dict("records"), start=1):
+        values = {f: _clean(row.get(f)) for f in COLUMNS}
+        if all(values[f] is None for f in ("name", "mean_gpus", "peak_gpus")):
+            continue
+        data = {f: (int(v) if f in int_fields and float(v).is_integer() else v)
+                for f, v in values.items() if v is not None}
+        label = f"Row {pos}" + (f" ('{values['name']}')" if values["name"] else "")
+        try:
+            w = Workload(**data)
+        except ValidationError as exc:
+            for e in exc.errors():
+                column = COLUMNS.get(str(e["loc"][0]), "Demand") if e["loc"] else "Demand"
+                errors.append(f"**{label} · {column}**: {_message(e['msg'])}")
+            continue
+        if w.name in seen:
+            errors.append(f"**{label} · Workload**: the name is already used in row {seen[w.name]}; names must be unique")
+            continue
+        seen[w.name] = pos
+        workloads.append(w)
+    if not workloads and not errors:
+        errors.append("**The portfolio is empty**: add at least one workload (a row with a name, mean and peak GPUs)")
+    return workloads, errors
+
+
+def _load_example() -> None:
+    """on_change of the example picker (and the reset button): the example's portfolio, edits dropped."""
+    ss = st.session_state
+    name = ss.get(K_EXAMPLE) if ss.get(K_EXAMPLE) in EXAMPLES else next(iter(EXAMPLES))
+    update_scenario(placement=get_scenario().placement.model_copy(update={"example": name, "workloads": []}))
+    for key in (K_GRID, K_BASE):
+        ss.pop(key, None)
+
+
+def _init_widgets(section: PlacementSection) -> None:
+    ss = st.session_state
+    ss.setdefault(K_EXAMPLE, section.example if section.example in EXAMPLES else next(iter(EXAMPLES)))
+    ss.setdefault(K_TERM, next(k for k, v in TERMS.items() if v == section.commitment_term_years))
+    ss.setdefault(K_DISCOUNT, round(100 * (section.other_provider_discount_fraction or 0.0)))
+    if K_GRID not in ss:  # a fresh visit: the grid starts from the stored portfolio
+        ss[K_BASE] = portfolio_frame(portfolio(section))
+    if K_CAP not in ss:
+        ss[K_CAP_BASE] = pd.DataFrame({"offer_id": list(section.capacity_gpus),
+                                       "capacity_gpus": list(section.capacity_gpus.values())},
+                                      columns=["offer_id", "capacity_gpus"]).astype({"offer_id": object,
+                                                                                     "capacity_gpus": float})
+
+
+def _grid_config(gpu_models: list[str]) -> dict:
+    cc = st.column_config
+    n = dict(min_value=0.0, max_value=10_000.0, step=0.5, format="%g")
+    config = {
+        "name": cc.TextColumn(COLUMNS["name"], required=True, max_chars=60, width=165),
+        "kind": cc.SelectboxColumn(COLUMNS["kind"], options=[k.value for k in WorkloadKind], default="training",
+                                   required=True, help="Labels the plan; does not change the arithmetic."),
+        "gpu_model": cc.SelectboxColumn(COLUMNS["gpu_model"], options=gpu_models,
+                                        help="Only this GPU model; empty = any model (1 GPU counts as 1 GPU: no "
+                                             "performance normalisation between models)."),
+        "min_gpu_memory_gb": cc.NumberColumn(COLUMNS["min_gpu_memory_gb"], min_value=0.0, max_value=1_000.0,
+                                             step=1.0, default=0.0, format="%g"),
+        "mean_gpus": cc.NumberColumn(COLUMNS["mean_gpus"], help="Average GPUs in use over the week.", **n),
+        "peak_gpus": cc.NumberColumn(COLUMNS["peak_gpus"], help="GPUs in use in the busy hours.", **n),
+        "busy_hours_per_day": cc.NumberColumn(COLUMNS["busy_hours_per_day"], min_value=1, max_value=24, step=1,
+                                              default=24, help="Length of the daily busy window at the peak."),
+        "busy_days_per_week": cc.NumberColumn(COLUMNS["busy_days_per_week"], min_value=1, max_value=7, step=1,
+                                              default=7, help="Busy days per week, Monday first."),
+        "first_busy_hour": cc.NumberColumn(COLUMNS["first_busy_hour"], min_value=0, max_value=23, step=1, default=8,
+                                           help="Hour of day the busy window starts (wraps past midnight)."),
+        "may_leave_eu": cc.CheckboxColumn(COLUMNS["may_leave_eu"], default=True,
+                                          help="Off: the data must stay in a data centre in the EU/EEA."),
+        "eu_jurisdiction_required": cc.CheckboxColumn(COLUMNS["eu_jurisdiction_required"], default=False,
+                                                      help="On: the provider's parent company must be EU-based."),
+        "latency_sensitive": cc.CheckboxColumn(COLUMNS["latency_sensitive"], default=False,
+                                               help="Serves users in Europe interactively: known EU data centre, "
+                                                    "never spot."),
+        "spot_allowed": cc.CheckboxColumn(COLUMNS["spot_allowed"], default=False,
+                                          help="Checkpointed: tolerates interruptions, so bursts may use spot."),
+        "needs_infiniband": cc.CheckboxColumn(COLUMNS["needs_infiniband"], default=False,
+                                              help="Multi-node job that needs an InfiniBand fabric."),
+        "needs_nvlink": cc.CheckboxColumn(COLUMNS["needs_nvlink"], default=False, help="Needs NVLink inside the node."),
+    }
+    widths = {"name": 160, "kind": 105, "gpu_model": 130, "mean_gpus": 100, "peak_gpus": 100}
+    for field, column in config.items():  # demand and rules first; the rarely changed columns scroll
+        column["width"] = widths.get(field, 112)
+    return {f: config[f] for f in COLUMNS}
+
+
+def reserved_note(catalog: pd.DataFrame) -> str:
+    published = catalog[catalog["reserved_eur_per_gpu_hour"].notna()]
+    who = ", ".join(sorted(published["provider_name"].unique()))
+    epoch = ", ".join(f"{p} {d[1]:.0%}/{d[3]:.0%}" for p, d in EPOCH_COMMITMENT_DISCOUNT_FRACTION.items())
+    return (f"The catalog has a published reserved price for only {len(published)} of {len(catalog)} offers "
+            f"({who or 'none'}). With a 1- or 3-year term, a missing reserved price of AWS, Google Cloud, Azure or "
+            f"Lambda is **estimated** as on demand × (1 − Epoch AI discount; 1 y/3 y: {epoch}); the plan marks those "
+            "rates as estimated. Other providers get an estimate only from the discount you assume below.")
+
+
+def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]]:
+    """Draw the example picker and the form (portfolio grid + venue settings); write a valid edit back to
+    the scenario. Returns the section to plan (the last valid one) and the problems of the current edit."""
+    section = get_scenario().placement
+    _init_widgets(section)
+    ss = st.session_state
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    left.selectbox("Start from an example portfolio", list(EXAMPLES), key=K_EXAMPLE, on_change=_load_example,
+                   format_func=lambda k: EXAMPLES[k].label)
+    right.button("Back to the example", key="_pl_reset", on_click=_load_example, icon=":material/restart_alt:",
+                 width="stretch", disabled=not section.workloads)
+    st.caption(f"{EXAMPLES[ss[K_EXAMPLE]].story} *Sizes are illustrative examples, not data.* One row per "
+               "workload: busy hours run at the peak, the other hours at the level that makes the mean; the busy-hours "
+               "pattern, minimum memory and NVLink are further right. Edit, then **Update the plan**.")
+    with st.form("pl_form", border=False):
+        edited = st.data_editor(ss[K_BASE], key=K_GRID, num_rows="dynamic", hide_index=True, width="stretch",
+                                column_config=_grid_config(sorted(catalog["gpu_model"].dropna().unique())))
+        with st.expander("Venue settings: commitment term, assumed discounts, capacity", icon=":material/tune:"):
+            st.markdown(reserved_note(catalog))
+            a, b = st.columns(2)
+            a.radio("Commitment term", list(TERMS), key=K_TERM, horizontal=True,
+                    help="Term of the reserved capacity; picks the Epoch discount used for missing reserved prices.")
+            b.number_input("Assumed commitment discount for other providers (%)", 0, 80, step=5, key=K_DISCOUNT,
+                           help="Your assumption, e.g. a negotiated discount: reserved = on demand × (1 − discount) "
+                                "for providers Epoch does not cover. 0 = none assumed (no commitment there).")
+            st.markdown("**Capacity per venue** (optional): the most GPUs the portfolio may commit at an offer; "
+                        "others are unlimited.")
+            cap = st.data_editor(ss[K_CAP_BASE], key=K_CAP, num_rows="dynamic", hide_index=True, width="stretch",
+                                 column_config={
+                                     "offer_id": st.column_config.SelectboxColumn(
+                                         "Venue (catalog offer)", options=catalog["offer_id"].tolist(), required=True,
+                                         width="large", format_func=venue_labels(catalog).get),
+                                     "capacity_gpus": st.column_config.NumberColumn(
+                                         "Most GPUs to commit", min_value=0, max_value=100_000, step=1, required=True)})
+        st.form_submit_button("Update the plan", type="primary", icon=":material/refresh:", key="_pl_submit")
+    workloads, problems = rows_to_workloads(edited)
+    capacity = {str(r.offer_id): float(r.capacity_gpus) for r in cap.itertuples()
+                if isinstance(r.offer_id, str) and pd.notna(r.capacity_gpus)}
+    if problems:
+        return section, problems
+    discount = ss[K_DISCOUNT] / 100 if ss[K_DISCOUNT] else None
+    example = EXAMPLES.get(section.example)
+    stored = [] if example and tuple(workloads) == example.workloads else workloads
+    try:
+        new = PlacementSection(example=section.example, workloads=stored, commitment_term_years=TERMS[ss[K_TERM]],
+                               other_provider_discount_fraction=discount, capacity_gpus=capacity)
+    except ValidationError as exc:
+        return section, [f"**Settings**: {_message(e['msg'])}" for e in exc.errors()]
+    if new != section:
+        update_scenario(placement=new)
+    return new, []
+
+
+# --------------------------------------------------------------------------------------------------
+# Solve (cached per portfolio, settings and catalog version)
+# --------------------------------------------------------------------------------------------------
+
+
+class Solved(NamedTuple):
+    workloads: tuple[Workload, ...]
+    plan: PlacementPlan | None
+    problems: tuple[str, ...]  # why the portfolio cannot be placed (empty when planned)
+    all_on_demand: PlacementPlan | None
+    dedicated: PlacementPlan | None
+    dedicated_problem: str | None
+    week_demand_gpus: np.ndarray  # (n_workloads, 168), the first week of the year's profile
+    factors: np.ndarray
+    sensitivity: pd.DataFrame  # factor, plan, all_on_demand, dedicated [EUR/month], committed_gpus
+    n_estimated_venues: int
+
+
+@st.cache_data(ttl=600, max_entries=64, show_spinner="Placing the portfolio…")
+def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, settings_json: str) -> Solved:
+    s = PlacementSection.model_validate_json(settings_json)
+    workloads = tuple(PlacementSection.model_validate_json(workloads_json).workloads)
+    venues = venues_from_offers(_catalog, capacity_gpus=s.capacity_gpus, commitment_term_years=s.commitment_term_years,
+                                other_provider_discount_fraction=s.other_provider_discount_fraction)
+    week = demand_profiles_gpus(workloads)[:, :HOURS_PER_WEEK]
+    n_est = int(venues.reserved_is_estimated.sum())
+    empty = pd.DataFrame(columns=["factor", "plan", "all_on_demand", "dedicated", "committed_gpus"])
+    try:
+        plan = place_portfolio(workloads, venues)
+    except PlacementInfeasibleError as exc:
+        return Solved(workloads, None, exc.problems, None, None, None, week, np.asarray(FACTORS), empty, n_est)
+    on_demand = baseline_all_on_demand(workloads, venues)
+    dedicated, dedicated_problem = None, None
+    try:
+        dedicated = baseline_dedicated_for_peak(workloads, venues)
+    except PlacementInfeasibleError as exc:
+        dedicated_problem = "; ".join(exc.problems)
+    sens = sensitivity_to_on_demand_price(workloads, venues, FACTORS)
+    peak = []
+    for f in FACTORS:
+        try:
+            peak.append(baseline_dedicated_for_peak(workloads, venues.with_on_demand_factor(f)).total_cost_eur_per_month)
+        except PlacementInfeasibleError:
+            peak.append(math.nan)
+    frame = pd.DataFrame({"factor": sens.factors, "plan": sens.total_cost_eur_per_month,
+                          "all_on_demand": sens.all_on_demand_cost_eur_per_month, "dedicated": peak,
+                          "committed_gpus": sens.committed_gpus})
+    return Solved(workloads, plan, (), on_demand, dedicated, dedicated_problem, week, sens.factors, frame, n_est)
+
+
+def solve(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) -> Solved:
+    store = get_store()
+    key = (str(store.path), store.data_version, usd_per_eur, dt.date.today())
+    workloads = PlacementSection(workloads=list(portfolio(section))).model_dump_json(include={"workloads"})
+    settings = section.model_dump_json(exclude={"workloads", "example"})
+    return _solve(catalog, key, workloads, settings)
+
+
+# --------------------------------------------------------------------------------------------------
+# Words and tables
+# --------------------------------------------------------------------------------------------------
+
+
+def venue_labels(catalog: pd.DataFrame) -> dict[str, str]:
+    region = catalog["region"].fillna("").str.slice(0, 24)
+    return dict(zip(catalog["offer_id"], catalog["provider_name"] + " · " + catalog["gpu_model"] + " · " + region,
+                    strict=True))
+
+
+def readable(text: str, labels: dict[str, str]) -> str:
+    """Offer ids in an engine reason replaced by 'provider · GPU · region' (longest ids first)."""
+    for vid in sorted((v for v in labels if v in text), key=len, reverse=True):
+        text = text.replace(vid, labels[vid])
+    return text
+
+
+def _where(catalog: pd.DataFrame, ids: list[str | None]) -> str:
+    rows = catalog.set_index("offer_id").loc[[i for i in ids if i]]
+    if rows.empty:
+        return "—"
+    eu_dc = rows["is_eu_datacenter"].fillna(False).astype(bool).all()
+    juris = "/".join(sorted(rows["parent_jurisdiction"].fillna("unknown").unique()))
+    return f"{'EU data centre' if eu_dc else 'outside EU or not stated'} · {juris} provider"
+
+
+def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) -> tuple[pd.DataFrame, dict]:
+    labels = venue_labels(catalog)
+    rows = []
+    for pl in solved.plan.placements:
+        commit = labels.get(pl.committed_venue_id, "—") + (" (rate estimated)" if pl.committed_rate_is_estimated else "")
+        burst = "—" if pl.burst_venue_id is None else (
+            f"{labels.get(pl.burst_venue_id, pl.burst_venue_id)} · {(pl.burst_price_type or '').replace('_', '-')}")
+        rows.append({
+            "Workload": pl.workload, "Committed GPUs": pl.committed_gpus, "Committed at": commit,
+            "Commit rate": pl.committed_rate_eur_per_gpu_hour, "Burst at": burst,
+            "Burst GPU-h/month": pl.burst_gpu_hours_per_month, "Monthly cost": pl.cost_eur_per_month,
+            "Committed use": pl.committed_utilisation_fraction,
+            "Data location": _where(catalog, [pl.committed_venue_id, pl.burst_venue_id if pl.burst_gpu_hours_per_month
+                                              > 0 or not pl.committed_gpus else None]),
+            "Reason": readable(pl.reason, labels),
+            "committed_offer_id": pl.committed_venue_id, "burst_offer_id": pl.burst_venue_id,
+        })
+    frame = pd.DataFrame(rows)
+    for col in ("Commit rate", "Monthly cost"):
+        frame[col] = [float(money_value(v, display)) for v in frame[col]]
+    sym = SYMBOL[display.currency]
+    nc = st.column_config.NumberColumn
+    config = {
+        "Workload": st.column_config.TextColumn("Workload", width=150),
+        "Committed GPUs": nc("Committed GPUs", width=115, help="GPUs paid every hour of the term."),
+        "Committed at": st.column_config.TextColumn("Committed at", width=175),
+        "Commit rate": nc(f"Commit rate ({sym}/GPU-h)", format=f"{sym}%.2f", width=145),
+        "Burst at": st.column_config.TextColumn("Burst at", width=175),
+        "Burst GPU-h/month": nc("Burst GPU-h/month", format="%,.0f", width=140,
+                                help="GPU-hours above the commitment, paid as used."),
+        "Monthly cost": nc(f"Monthly cost ({sym})", format=f"{sym}%,.0f", width=135),
+        "Committed use": nc("Committed use", format="percent", width=125,
+                            help="Share of the committed GPU-hours actually used."),
+        "Data location": st.column_config.TextColumn("Data location", width=140,
+                                                     help="Of the venues this workload uses."),
+        "Reason": st.column_config.TextColumn("Reason (in full below)", width=600),
+        "committed_offer_id": None, "burst_offer_id": None,
+    }
+    return frame, config
+
+
+def money_value(value_eur: float, display: DisplaySettings) -> float:
+    return math.nan if value_eur is None or math.isnan(value_eur) else float(
+        from_eur(value_eur, display.currency, display.usd_per_eur))
+
+
+def savings(plan: PlacementPlan, baseline: PlacementPlan | None) -> tuple[float, float]:
+    return (math.nan, math.nan) if baseline is None else plan.savings_against(baseline)
+
+
+def summary(solved: Solved, section: PlacementSection, display: DisplaySettings) -> str:
+    plan, n = solved.plan, len(solved.workloads)
+    used = {pl.committed_venue_id for pl in plan.placements if pl.committed_gpus}
+    burst = sum(pl.burst_gpu_hours_per_month for pl in plan.placements)
+    text = (f"**The plan commits {plan.total_committed_gpus} GPUs at {len(used)} venue{'s' * (len(used) != 1)} and "
+            f"bursts {burst:,.0f} GPU-hours a month, for {money(plan.total_cost_eur_per_month, display, 0)} a month.**")
+    od, od_pct = savings(plan, solved.all_on_demand)
+    text += (f" That is {money(od, display, 0)} ({od_pct:.0%}) less than running every workload on demand"
+             if od > 0.5 else " Running every workload on demand would cost the same")
+    dp, dp_pct = savings(plan, solved.dedicated)
+    text += (f" and {money(dp, display, 0)} ({dp_pct:.0%}) less than dedicated capacity sized for each peak."
+             if dp == dp else f". The dedicated-for-peak baseline is not possible: {solved.dedicated_problem}.")
+    sensitive = [w.name for w in solved.workloads if w.is_sensitive or w.latency_sensitive]
+    if sensitive:
+        text += f" {len(sensitive)} of {n} workloads are restricted to EU venues ({', '.join(sensitive)})."
+    idle = [pl.workload for pl in plan.placements if pl.committed_gpus == 0 and pl.peak_demand_gpus > 0]
+    if idle:
+        text += (f" {len(idle)} commit nothing ({', '.join(idle)}): no eligible commitment beats paying as used "
+                 "(see the reasons).")
+    estimated = [pl.workload for pl in plan.placements if pl.committed_rate_is_estimated and pl.committed_gpus]
+    if estimated:
+        term = section.commitment_term_years
+        text += (f" The commitments of {', '.join(estimated)} use a reserved rate **estimated** for a {term}-year term"
+                 " (Epoch AI discount or your assumed discount), not a published price.")
+    return text
+
+
+def sensitivity_note(solved: Solved, display: DisplaySettings) -> str:
+    s = solved.sensitivity.set_index("factor")
+    lo, hi = s.iloc[0], s.iloc[-1]
+    base = s.loc[1.0]
+    return (f"If every on-demand price were {1 - s.index[0]:.0%} lower, the optimised plan would commit "
+            f"{int(lo.committed_gpus)} GPUs (now {int(base.committed_gpus)}) and cost "
+            f"{money(lo.plan, display, 0)} a month; {s.index[-1] - 1:.0%} higher: {int(hi.committed_gpus)} GPUs, "
+            f"{money(hi.plan, display, 0)}. Spot and reserved rates stay as they are; a commitment protects against "
+            "a rise and costs more than needed after a fall.")
+
+
+def infeasible_message(problems: tuple[str, ...]) -> str:
+    items = "\n".join(f"- {p}" for p in problems)
+    return (f"**This portfolio cannot be placed on the catalog's offers.**\n\n{items}\n\nRelax the named requirement "
+            "in the grid (or raise a venue capacity in the settings) and update the plan.")
+
+
+def assumptions_frame(solved: Solved, section: PlacementSection, display: DisplaySettings) -> pd.DataFrame:
+    page = [
+        ("example portfolios", ", ".join(EXAMPLES), "-", "illustrative sizes and patterns written for this page "
+         "(assumption), not measured data"),
+        ("commitment_term_years", section.commitment_term_years or "published prices only", "years", "user input"),
+        ("other_provider_discount_fraction", section.other_provider_discount_fraction or "none", "-",
+         "user input (assumption): commitment discount for providers Epoch does not cover"),
+        ("capacity_gpus", len(section.capacity_gpus) and ", ".join(f"{k}: {v:g}" for k, v in
+                                                                   section.capacity_gpus.items()) or "none given",
+         "GPU", "user input; other venues unlimited"),
+        ("sensitivity_factors", ", ".join(f"{f:g}" for f in FACTORS), "-", "every on-demand rate multiplied; spot and "
+         "reserved rates fixed (engine.placement.sensitivity_to_on_demand_price)"),
+        ("usd_per_eur", display.usd_per_eur, "USD/EUR", "sidebar exchange rate: USD catalog prices are converted to EUR"),
+        ("hours_per_month", HOURS_PER_MONTH, "h/month", "monthly figures are the year's cost × 730 / 8,760"),
+    ]
+    epoch = [(f"epoch_discount_{p}", f"1 y {d[1]:.0%}, 3 y {d[3]:.0%}", "-",
+              "Epoch AI training-cost-trends constants.py DEFAULT_CUD") for p, d in EPOCH_COMMITMENT_DISCOUNT_FRACTION.items()]
+    engine = [] if solved.plan is None else [tuple(a) for a in solved.plan.assumptions]
+    rows = [{"name": n, "value": v if isinstance(v, str) else f"{v:.4g}" if isinstance(v, float) else str(v),
+             "unit": u, "source": s} for n, v, u, s in page + epoch + engine]
+    return pd.DataFrame(rows)
