@@ -35,6 +35,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from engine.tco import (  # noqa: E402  (import after the sys.path set-up)
+    _COMPARE_PARAMS,  # noqa: E402  (same argument order as the kernel)
     HOURS_PER_YEAR,
     MONTHS_PER_YEAR,
     TcoInputs,
@@ -51,29 +52,8 @@ N_DRAWS_LOOP = 10_000
 TARGET_RATIO = 50.0
 TARGET_MONTE_CARLO_MS = 100.0
 
-#: Argument order of :func:`scalar_compare` (all TcoInputs field names).
-SCALAR_ARGS = (
-    "utilisation_fraction",
-    "price_on_demand_eur_per_gpu_hour",
-    "reserved_discount_fraction",
-    "server_capex_eur_per_gpu",
-    "networking_capex_eur_per_gpu",
-    "storage_capex_eur_per_gpu",
-    "installation_capex_eur_per_gpu",
-    "depreciation_years",
-    "cost_of_capital_fraction_per_year",
-    "residual_value_fraction",
-    "power_at_load_kw_per_gpu",
-    "idle_power_fraction",
-    "pue",
-    "electricity_eur_per_kwh",
-    "colocation_eur_per_kw_month",
-    "maintenance_fraction_of_capex_per_year",
-    "staff_fte",
-    "labour_cost_eur_per_hour",
-    "working_hours_per_fte_year",
-    "cluster_gpus",
-)
+#: Argument order of :func:`scalar_compare`: the engine kernel's own order (TcoInputs field names).
+SCALAR_ARGS = _COMPARE_PARAMS
 
 
 def scalar_compare(

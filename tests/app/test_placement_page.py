@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from catalog.store import CatalogStore, OfferFilter
 from engine.money import DEFAULT_USD_PER_EUR
 from engine.placement import baseline_all_on_demand, place_portfolio, venues_from_offers
+from tests.app.conftest import open_page
 from ui.placement_view import EXAMPLES, K_GRID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,11 +29,7 @@ def catalog_frame(catalog_path) -> pd.DataFrame:
 
 @pytest.fixture
 def placement(catalog_path) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("app_pages/placement.py").run()
-    assert not at.exception
-    return at
+    return open_page("app_pages/placement.py")
 
 
 def edit(at: AppTest, rows: dict[int, dict]) -> AppTest:

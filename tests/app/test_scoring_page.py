@@ -14,17 +14,14 @@ from streamlit.testing.v1 import AppTest
 from catalog.store import CatalogStore, OfferFilter
 from engine.money import DEFAULT_USD_PER_EUR
 from engine.scoring import PRESETS, ScoringResult, build_decision_matrix, rank_alternatives
+from tests.app.conftest import open_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def scoring(catalog_path) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("app_pages/scoring.py").run()
-    assert not at.exception
-    return at
+    return open_page("app_pages/scoring.py")
 
 
 def engine_ranking(catalog_path: Path, preset: str) -> ScoringResult:

@@ -5,16 +5,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.conftest import open_page
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def tco(catalog_path) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("app_pages/tco.py").run()
-    assert not at.exception
-    return at
+    return open_page("app_pages/tco.py")
 
 
 def headline(at: AppTest) -> str:

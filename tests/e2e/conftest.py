@@ -97,3 +97,21 @@ def wait_http(url: str, proc: subprocess.Popen, seconds: float = 30) -> None:
                 break
             time.sleep(0.1)
     raise RuntimeError(f"{url} did not answer")
+
+
+def edit_first_row_cell(page, grid, columns_right: int, value: str, *, x_offset: int = 40) -> None:
+    """Edit a cell of the first data row of an ``st.data_editor`` grid (a canvas): click the row's first
+    cell, move right with the keyboard, open the editor with Enter, type, commit, and give the grid time
+    to send its edit state to the server."""
+    from playwright.sync_api import expect
+
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + x_offset, box["y"] + 35 + 17)  # header 35 px, rows 35 px: row 1's middle
+    for _ in range(columns_right):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    cell = page.locator("input.gdg-input, textarea.gdg-input").first
+    expect(cell).to_be_visible(timeout=10_000)
+    cell.fill(value)
+    cell.press("Enter")
+    page.wait_for_timeout(1500)

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from catalog.store import CatalogStore
-from tests.e2e.conftest import free_port, start_server, wait_http
+from tests.e2e.conftest import edit_first_row_cell, free_port, start_server, wait_http
 
 
 @pytest.fixture(scope="module")
@@ -61,16 +61,8 @@ def test_sign_in_edit_a_price_and_see_it_everywhere(page: Page, oidc_app):
     # Edit the amount of the first price row: click its first cell, move right to the amount column.
     grid = page.locator('[data-testid="stDataFrame"]').first
     expect(grid).to_be_visible(timeout=20_000)
-    box = grid.bounding_box()
-    page.mouse.click(box["x"] + 40, box["y"] + 35 + 17)
-    for _ in range(5):  # price_id, offer_id, price_type, term_months, upfront_pct -> amount_per_gpu_hour
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")
-    cell = page.locator("input.gdg-input, textarea.gdg-input").first
-    expect(cell).to_be_visible(timeout=10_000)
-    cell.fill("0.01")
-    cell.press("Enter")
-    page.wait_for_timeout(1500)  # the grid sends its edit state to the server asynchronously
+    # price_id, offer_id, price_type, term_months, upfront_pct -> amount_per_gpu_hour: 5 columns right
+    edit_first_row_cell(page, grid, 5, "0.01")
     message = page.get_by_label("What changed and why (saved in the history)").first
     message.fill("E2E: price check")
     message.press("Enter")

@@ -4,6 +4,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import edit_first_row_cell
+
 
 def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
     page.goto(f"{app_url}/placement")
@@ -21,16 +23,7 @@ def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
 
     # Mean GPUs of the first workload (fraud-scoring-api) 4 -> 5: click its name cell, move right to Mean GPUs.
     grid = grids.first
-    box = grid.bounding_box()
-    page.mouse.click(box["x"] + 100, box["y"] + 35 + 17)
-    for _ in range(3):  # Workload -> Kind -> GPU model -> Mean GPUs
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")
-    cell = page.locator("input.gdg-input, textarea.gdg-input").first
-    expect(cell).to_be_visible(timeout=10_000)
-    cell.fill("5")
-    cell.press("Enter")
-    page.wait_for_timeout(1000)  # the grid sends its edit state to the server asynchronously
+    edit_first_row_cell(page, grid, 3, "5", x_offset=100)  # Workload -> Kind -> GPU model -> Mean GPUs
     page.get_by_role("button", name="Update the plan").click()
 
     expect(headline).not_to_have_text(headline_before, timeout=20_000)
