@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from catalog.importer import export_csv, export_excel
 from ui import charts
 from ui.catalog import get_store, offers, table
 from ui.providers_view import clear_filters, comparison_options, filter_widgets, offer_table, spec_table
@@ -28,6 +29,12 @@ with tab_offers:
                     f"at {display.usd_per_eur:.4f} USD/EUR")
         frame, config = offer_table(result, display)
         st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="prov_table")
+        c1, c2, _ = st.columns([1, 1, 3])
+        c1.download_button("Download these offers (CSV)", export_csv(frame), file_name="offers-filtered.csv",
+                           mime="text/csv", key="prov_dl_csv")
+        if c2.button("Prepare Excel", key="prov_xlsx"):  # built on request: a workbook takes ~0.3 s
+            c2.download_button("Download Excel", export_excel({"offers": frame}), file_name="offers-filtered.xlsx",
+                               key="prov_dl_xlsx")
         st.plotly_chart(charts.price_landscape(result, display), width="stretch", key="prov_landscape")
 
 with tab_compare:

@@ -106,6 +106,8 @@ def apply_link_from_url() -> str | None:
 def key_results(scenario: Scenario) -> dict[str, object]:
     """The headline numbers of every page for one scenario (EUR), computed without drawing widgets."""
     from engine.tco import Pair, evaluate_tco
+    from ui.catalog import offers
+    from ui.placement_view import solve
     from ui.scoring_view import score
     from ui.workload_view import price_workload
 
@@ -130,6 +132,13 @@ def key_results(scenario: Scenario) -> dict[str, object]:
             out["Workload: cheapest cost, EUR per million tokens"] = float(best.get("cost_eur_per_million_tokens", math.nan))
     else:
         out["Workload: cheapest offer"] = "no offer priced"
+    solved = solve(scenario.placement, offers(None, scenario.display.usd_per_eur), scenario.display.usd_per_eur)
+    if solved.plan is not None:
+        out["Placement: plan cost, EUR per month"] = float(solved.plan.total_cost_eur_per_month)
+        if solved.all_on_demand is not None:
+            out["Placement: all on demand, EUR per month"] = float(solved.all_on_demand.total_cost_eur_per_month)
+    else:
+        out["Placement: plan cost, EUR per month"] = "cannot be placed: " + "; ".join(solved.problems)[:200]
     scored = score(scenario.scoring, scenario.display.usd_per_eur)
     if len(scored.result.order):
         top = scored.offers.iloc[int(scored.result.order[0])]

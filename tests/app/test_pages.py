@@ -87,3 +87,14 @@ def test_corrupt_catalog_shows_a_message_not_a_traceback(tmp_path, monkeypatch):
     assert not at.exception
     assert any("cannot be opened" in e.value and "move it aside" in e.value for e in at.error)
     assert bad.read_bytes() == b"\0" * 4096
+
+
+def test_the_filtered_offers_download_as_csv(catalog_path):
+    at = run_page("app_pages/providers.py")
+    at.multiselect(key="prov_gpu").set_value(["H100"]).run()
+    assert not at.exception
+    assert _offer_count(at) < len(load_seed().offers)
+    assert len(at.get("download_button")) == 1  # CSV of the filtered rows; Excel only on request
+    at.button(key="prov_xlsx").click().run()
+    assert not at.exception
+    assert len(at.get("download_button")) == 2
