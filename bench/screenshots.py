@@ -17,7 +17,10 @@ sys.path.insert(0, str(ROOT))
 from catalog.store import build_catalog  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, start_server  # noqa: E402
 
-PAGES = {"home": "", "providers": "providers", "tco": "tco", "workload": "workload", "editor": "editor", "scoring": "scoring", "placement": "placement"}
+PAGES = {"home": "", "providers": "providers", "tco": "tco", "workload": "workload", "scoring": "scoring",
+         "placement": "placement", "workshop": "workshop", "editor": "editor"}
+#: Pages without a chart: wait for their title only.
+NO_CHART = {"workshop", "editor"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
                 page = browser.new_page(viewport={"width": args.width, "height": args.height})
                 for name in args.pages:
                     page.goto(f"{url}/{PAGES[name]}")
-                    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=60_000)
+                    page.wait_for_selector("h1", timeout=60_000)
+                    if name not in NO_CHART:
+                        page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=60_000)
                     page.wait_for_timeout(2500)
                     path = out / f"{name}.png"
                     page.screenshot(path=str(path), full_page=True)
