@@ -6,7 +6,6 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -68,8 +67,7 @@ def test_sign_in_edit_a_price_and_see_it_everywhere(page: Page, oidc_app):
     message.press("Enter")
     page.wait_for_timeout(1500)
     page.get_by_role("button", name="Save changes").first.click()
-    page.wait_for_timeout(1000)
-    page.screenshot(path=str(Path(__file__).parent / "last_editor_save.png"))
+
     expect(page.get_by_text(re.compile(r"Saved change set #1"))).to_be_visible(timeout=20_000)
 
     page.get_by_role("link", name="Providers & offers").click()
