@@ -151,3 +151,23 @@ def test_killing_a_writer_mid_import_keeps_the_last_committed_state(catalog_path
     with CatalogStore(catalog_path) as s:
         assert s.content_checksum() == before
         assert len(s.change_sets()) == 1
+
+
+def test_a_committed_save_survives_a_sigkill_right_after_it(catalog_path):
+    # The writer commits one change set and is then killed without closing the database: the reopened
+    # catalog must hold that change (DuckDB's write-ahead log is replayed on open).
+    script = textwrap.dedent(f"""
+        import os, signal
+        from catalog.models import ChangeSet, Editor, RowChange
+        from catalog.store import CatalogStore
+        store = CatalogStore({str(catalog_path)!r})
+        store.apply_changes(ChangeSet(changes=[RowChange(table="gpu_aliases", action="insert", key="survivor",
+                            values={{"alias": "survivor", "gpu_model": "H100"}})], message="committed"),
+                            Editor(name="x", role="editor"))
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert proc.returncode == -signal.SIGKILL
+    with CatalogStore(catalog_path) as s:
+        assert s.row("gpu_aliases", "survivor")["gpu_model"] == "H100"
+        assert s.change_sets().iloc[0]["message"] == "committed"
