@@ -27,7 +27,8 @@ def save(store: CatalogStore, table: str, original: pd.DataFrame, who: Editor) -
     """on_click of "Save changes": validate and write the table's edits as one change set."""
     state = st.session_state.get(f"ed_{table}") or {}
     message = (st.session_state.get(f"ed_msg_{table}") or "").strip()
-    changes = changes_from_editor(table, original, state)
+    all_ids = set(store.editable_rows(table, current_only=False).iloc[:, 0]) if table == "prices" else None
+    changes = changes_from_editor(table, original, state, taken_ids=all_ids)
     if not changes:
         st.session_state[_outcome_key(table)] = ("info", "Nothing to save: no cell was changed.", None)
         return

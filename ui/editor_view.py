@@ -103,7 +103,8 @@ def _new_price_id(values: dict, today: dt.date, taken: set[str]) -> str:
     return candidate
 
 
-def changes_from_editor(table: str, original: pd.DataFrame, state: dict, today: dt.date | None = None) -> list[RowChange]:
+def changes_from_editor(table: str, original: pd.DataFrame, state: dict, today: dt.date | None = None,
+                        taken_ids: set[str] | None = None) -> list[RowChange]:
     """Turn ``st.data_editor`` state (edited_rows / added_rows / deleted_rows) into row changes.
 
     A changed price amount, currency, type, term or upfront share never overwrites the old price: the old
@@ -113,6 +114,7 @@ def changes_from_editor(table: str, original: pd.DataFrame, state: dict, today: 
     key_col = TABLE_KEYS[table]
     changes: list[RowChange] = []
     taken = set(original[key_col]) if key_col in original else set()
+    taken |= taken_ids or set()  # closed price rows keep their ids: a new price must not reuse one
     for idx, edits in (state.get("edited_rows") or {}).items():
         row = original.iloc[int(idx)]
         values = _row_values(row, table)

@@ -103,3 +103,22 @@ def test_save_needs_a_message(signed_in, catalog_path):
     at.session_state["ed_prices"] = {"edited_rows": {idx: {"amount_per_gpu_hour": 2.5}}, "added_rows": [], "deleted_rows": []}
     at.button(key="ed_save_prices").click().run()
     assert any("Say what changed and why" in e.value for e in at.error)
+
+
+def test_three_price_edits_of_one_row_on_one_day_all_save(catalog_path):
+    import datetime as dt
+
+    from catalog.models import ChangeSet, Editor
+    from ui.editor_view import changes_from_editor
+
+    alice = Editor(name="alice", role="editor")
+    with CatalogStore(catalog_path) as s:
+        for i, amount in enumerate([2.5, 2.4, 2.3]):
+            current = s.editable_rows("prices").reset_index(drop=True)
+            idx = int(current.query("offer_id == 'scaleway-h100-pcie-h100-1-80g-fr-par-2-eur'").index[0])
+            taken = set(s.editable_rows("prices", current_only=False).price_id)
+            changes = changes_from_editor("prices", current, {"edited_rows": {idx: {"amount_per_gpu_hour": amount}}},
+                                          today=dt.date(2026, 12, 2), taken_ids=taken)
+            s.apply_changes(ChangeSet(changes=changes, message=f"edit {i}"), alice)
+        history = s.list_prices(current_only=False).query("offer_id == 'scaleway-h100-pcie-h100-1-80g-fr-par-2-eur'")
+        assert sorted(history.amount_per_gpu_hour) == [2.3, 2.4, 2.5, 2.87]

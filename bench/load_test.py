@@ -1,0 +1,886 @@
+"""`make load`: 20 real browser sessions against one `streamlit run` while an editor saves prices.
+
+Usage: python bench/load_test.py [--viewers 20] [--edits 5] [--deadline-s 600] [--rounds 1] [--max-rounds 1]
+       [--pages home providers ...] [--artifacts DIR] [-v]
+
+Bounded in count and time: it stops by itself at the deadline, whatever happens.
+
+1. Builds a fresh catalog from the seed in a temporary directory and starts the app with `streamlit run` on
+   127.0.0.1 with no sign-in configured ("local mode": on loopback the Editor page is editable).
+2. Opens one Debian Chromium with one browser context per viewer (plus one for the editor) and drives them all
+   at once from one asyncio loop (Playwright's async API); viewer i arrives ``i * --ramp-s`` seconds after the
+   first. Each viewer keeps one Streamlit session: it loads Home, then opens every page the sidebar lists by
+   clicking its link, and on Providers, TCO, Workload and Scoring changes one input with a visible result
+   (GPU-model filter → offer count; utilisation slider → headline and break-even chart; GPUs field → verdict;
+   price-weight slider → verdict and contribution chart).
+3. Meanwhile one editor session saves ``--edits`` price changes through the Editor page's data grid: row k of
+   the Prices grid gets a new amount (below every seed price) and a message, and the page must answer
+   "Saved change set #n".
+4. When all are done, every viewer goes back to Providers *in its own session* and sets a max-price filter
+   that only the newly saved prices pass: it must see exactly the edited offers.
+5. Stops the server, opens the catalog file read-only (DuckDB allows one writer process) and checks that no
+   edit was lost: one change set per acknowledged save and nothing else, each edited offer's current price is
+   the saved amount, and the old price row is closed, not overwritten.
+
+Timing: "load" runs from the click on the sidebar link (Home: from page.goto) to the page's title and first
+chart drawn; "change" from the last input event to the updated result on screen. Both include the browser's
+rendering: the 20 tabs run on the same machine as the server. Chromium runs at nice 10 (``--browser-nice``)
+so that the server under test is not starved by its own clients; the table also shows the CPU seconds each
+side used and the latency of GET /_stcore/health (the server's event loop, without any browser). Server
+memory is the resident set size of the `streamlit run` process, sampled every 0.5 s.
+
+Prints a table and PASS (zero errors, zero lost edits, every viewer saw the committed prices) or FAIL; exit
+code 0 on PASS, 1 on FAIL. Any exception or timeout of a step counts as an error and is listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import pandas as pd  # noqa: E402
+
+from catalog.store import CatalogStore, OfferFilter, build_catalog  # noqa: E402
+from engine.money import DEFAULT_USD_PER_EUR  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, start_server  # noqa: E402
+
+BROWSER_ARGS = ["--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--disable-quic",
+                # 20 tabs in one headless browser: keep every tab's timers and rendering running at full rate.
+                "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                "--disable-backgrounding-occluded-windows"]
+VIEWPORT = {"width": 1024, "height": 640}
+#: Pages by URL path ("" = home): the h1 title and the keyed element whose chart means "the page has its
+#: result". A page the sidebar lists that is not here is still toured, with a generic wait (a new h1, no stale
+#: or placeholder elements left).
+PAGES = {
+    "": ("GPU Cloud Advisor", ".st-key-home_freshness .main-svg"),
+    "providers": ("Providers & offers", ".st-key-prov_landscape .main-svg"),
+    "tco": ("Rent or own", ".st-key-tco_break_even_chart .main-svg"),
+    "workload": ("Workload cost", ".st-key-wl_scatter .main-svg"),
+    "scoring": ("Provider scoring", ".st-key-sc_contributions .main-svg"),
+    "placement": ("Hybrid placement", ".st-key-pl_demand .main-svg"),
+    "workshop": ("Workshop", ".st-key-ws_save"),
+    "editor": ("Catalog editor", '.st-key-ed_prices [data-testid="stDataFrame"]'),
+}
+NAV = '[data-testid="stSidebarNav"]'
+#: Element containers of the current script run (Streamlit keeps the previous run's copy, data-stale="true",
+#: until the new one arrives: a result is read from the live ones only).
+LIVE = '[data-testid="stElementContainer"][data-stale="false"]'
+OFFER_COUNT = re.compile(r"^(\d+) offers from (\d+) providers")
+#: The max-price filter of the final check (EUR per GPU-hour): above every saved test price, below every seed
+#: price (checked against the catalog before the run starts).
+FILTER_EUR = 0.3
+
+
+@dataclass(frozen=True)
+class PlannedEdit:
+    price_id: str
+    offer_id: str
+    old_amount: float
+    amount: float
+
+
+@dataclass
+class LoadConfig:
+    viewers: int = 20
+    edits: int = 5
+    deadline_s: float = 600.0
+    rounds: int = 1          # tours of all pages every viewer makes at least
+    max_rounds: int = 1      # ...and at most, touring on while the editor is still saving
+    pages: tuple[str, ...] | None = None  # URL paths to tour ("" = home); None: every page in the sidebar
+    edit_gap_s: float = 3.0  # pause before each save, so saves spread over the viewers' tours
+    ramp_s: float = 2.0      # viewer i starts i * ramp_s after the first
+    step_timeout_s: float = 180.0
+    verbose: bool = False
+    artifacts: Path | None = None  # screenshots of failed steps go here
+    probe: bool = True  # the browserless websocket session timing server-side page runs (ServerProbe)
+    hard_exit: bool = False  # as a script: if even the deadline hangs, exit the process (not inside pytest)
+    #: Chromium runs at this nice level, the server at the default: on a small machine the 20 tabs would
+    #: otherwise take most of the CPU from the server whose response times are being measured.
+    browser_nice: int = 10
+
+
+@dataclass
+class Report:
+    config: LoadConfig
+    nav_pages: list[str] = field(default_factory=list)  # URL paths in sidebar order, found on the first visit
+    pages: list[str] = field(default_factory=list)  # ...of those, the ones toured
+    loads: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    interactions: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    saves: list[float] = field(default_factory=list)
+    final_checks: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+    edits_planned: list[PlannedEdit] = field(default_factory=list)
+    edits_acknowledged: list[int] = field(default_factory=list)  # indexes into edits_planned
+    edits_verified: int = 0
+    editor_retries: int = 0
+    lost_edits: int = 0
+    viewers_saw_prices: int = 0
+    saves_during_tours: int = 0
+    tours_done: int = 0
+    wall_s: float = 0.0
+    server_cpu_s: float = 0.0
+    browser_cpu_s: float = 0.0
+    health_s: list[float] = field(default_factory=list)
+    server_runs: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    server_idle: dict[str, float] = field(default_factory=dict)
+    server_pid: int = 0
+    console_errors: int = 0
+    console_samples: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return (not self.errors and self.lost_edits == 0 and len(self.edits_acknowledged) == self.config.edits
+                and self.edits_verified == self.config.edits and self.viewers_saw_prices == self.config.viewers)
+
+
+def _pct(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100)."""
+    s = sorted(values)
+    return s[max(0, math.ceil(p / 100 * len(s)) - 1)]
+
+
+def _ms(values: list[float]) -> list[str]:
+    if not values:
+        return ["—"] * 3
+    return [f"{1000 * _pct(values, 50):,.0f}", f"{1000 * _pct(values, 95):,.0f}", f"{1000 * max(values):,.0f}"]
+
+
+def _rss_mb(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def _cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of a process so far."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _client_pids(root: int, exclude: int) -> list[int]:
+    """Live processes under ``root`` (the Playwright driver and Chromium), except ``exclude`` and its children."""
+    parent: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    parent[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found = []
+    for pid in parent:
+        p, seen = pid, set()
+        while p in parent and p not in (root, exclude, 0, 1) and p not in seen:
+            seen.add(p)
+            p = parent[p]
+        if p == root and pid != root:
+            found.append(pid)
+    return found
+
+
+def _descendants_cpu_s(root: int, exclude: int) -> float:
+    return sum(_cpu_s(pid) or 0.0 for pid in _client_pids(root, exclude))
+
+
+def _renice_browser(root: int, exclude: int, nice: int) -> None:
+    """Lower the priority of every Chromium thread under ``root`` to ``nice`` (Linux nice is per thread)."""
+    for pid in _client_pids(root, exclude):
+        try:
+            with open(f"/proc/{pid}/comm") as fh:
+                if not fh.read().startswith("chromium"):
+                    continue
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                if os.getpriority(os.PRIO_PROCESS, int(tid)) < nice:
+                    os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+        except OSError:
+            continue
+
+
+class RssSampler(threading.Thread):
+    """Samples the server's RSS and CPU time every ``every_s``; with ``browser_nice``, also keeps every Chromium
+    thread of this run at that nice level (new renderers and threads appear all the time)."""
+
+    def __init__(self, pid: int, out: list[float], every_s: float = 0.5, browser_nice: int = 0):
+        super().__init__(daemon=True)
+        self.pid, self.out, self.every_s, self.stop_event = pid, out, every_s, threading.Event()
+        self.browser_nice = browser_nice
+        self.cpu_s = 0.0
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            value = _rss_mb(self.pid)
+            if value is not None:
+                self.out.append(value)
+                self.cpu_s = _cpu_s(self.pid) or self.cpu_s
+            if self.browser_nice:
+                _renice_browser(os.getpid(), self.pid, self.browser_nice)
+            self.stop_event.wait(self.every_s)
+
+
+class HealthProbe(threading.Thread):
+    """GET /_stcore/health every ``every_s``: how quickly the server's event loop answers at all, apart from
+    any browser (the probe runs in this process, at normal priority)."""
+
+    def __init__(self, url: str, every_s: float = 0.5, timeout_s: float = 10.0):
+        super().__init__(daemon=True)
+        self.url, self.every_s, self.timeout_s, self.stop_event = url, every_s, timeout_s, threading.Event()
+        self.latencies: list[float] = []
+        self.failures: list[str] = []
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            t0 = time.perf_counter()
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=self.timeout_s) as resp:
+                    resp.read()
+                self.latencies.append(time.perf_counter() - t0)
+            except OSError as exc:
+                self.failures.append(f"{type(exc).__name__}: {exc}"[:160])
+            self.stop_event.wait(self.every_s)
+
+
+class ServerProbe(threading.Thread):
+    """One more session, without a browser, on Streamlit's own websocket protocol: it reruns the toured pages in
+    turn (a "rerun_script" BackMsg naming the page, no widget changes) and times each run until the server's
+    "script_finished" message: the server's share of a page load, apart from any rendering. Before the viewers
+    come it runs every page twice (warm-up, then the idle baseline); under load it pauses ``pause_s`` between
+    runs, the load of one more busy user."""
+
+    def __init__(self, url: str, report: Report, pause_s: float = 1.0, timeout_s: float = 120.0):
+        super().__init__(daemon=True)
+        self.ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
+        self.report, self.pause_s, self.timeout_s = report, pause_s, timeout_s
+        self.ready, self.stop_event = threading.Event(), threading.Event()
+
+    def _run_page(self, ws, page_hash: str) -> tuple[float, dict[str, str]]:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = BackMsg()
+        msg.rerun_script.query_string = ""
+        msg.rerun_script.page_script_hash = page_hash
+        msg.rerun_script.widget_states.SetInParent()
+        t0 = time.perf_counter()
+        ws.send(msg.SerializeToString())
+        hashes: dict[str, str] = {}
+        while True:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(ws.recv(timeout=self.timeout_s))
+            kind = fwd.WhichOneof("type")
+            if kind == "navigation":
+                hashes = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
+            elif kind == "script_finished":
+                if fwd.script_finished != fwd.FINISHED_SUCCESSFULLY:
+                    raise RuntimeError(f"script finished with status {fwd.script_finished}")
+                return time.perf_counter() - t0, hashes
+
+    def run(self) -> None:
+        from websockets.sync.client import connect
+
+        wanted = self.report.config.pages
+        try:
+            with connect(self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=30) as ws:
+                _, hashes = self._run_page(ws, "")
+                order = [p for p in hashes if wanted is None or p in wanted]
+                for baseline in (False, True):
+                    for name in order:
+                        seconds, _ = self._run_page(ws, hashes[name])
+                        if baseline:
+                            self.report.server_idle[name] = seconds
+                self.ready.set()
+                turn = 0
+                while order and not self.stop_event.wait(self.pause_s):
+                    name = order[turn % len(order)]
+                    turn += 1
+                    seconds, _ = self._run_page(ws, hashes[name])
+                    if not self.stop_event.is_set():
+                        self.report.server_runs[name].append(seconds)
+        except Exception as exc:
+            if not self.stop_event.is_set():
+                self.report.errors.append(f"server probe: {type(exc).__name__}: {exc}"[:240])
+        finally:
+            self.ready.set()
+
+
+# -- planning: which rows the editor changes, and to what ----------------------------------------------------
+
+def plan_edits(catalog: Path, n: int) -> tuple[list[PlannedEdit], int]:
+    """Prices grid rows 0..n-1 each get one new amount below every seed price; returns the plan and how many
+    providers the edited offers belong to (the final check's expected headline)."""
+    today = dt.date.today().isoformat()
+    with CatalogStore(catalog, read_only=True) as store:
+        rows = store.editable_rows("prices")
+        offers = store.table("offers").set_index("offer_id")
+        before = store.list_offers(OfferFilter(max_price_eur_per_gpu_hour=FILTER_EUR), usd_per_eur=DEFAULT_USD_PER_EUR)
+    if not 1 <= n <= 9:
+        raise SystemExit("--edits must be between 1 and 9 (one grid row per save, on the first screen of the grid)")
+    if len(before):
+        raise SystemExit(f"the seed has offers at or below {FILTER_EUR} EUR/GPU-h: the final check would be ambiguous")
+    plan = []
+    for i in range(n):
+        row = rows.iloc[i]
+        amount = round(0.11 + 0.02 * i, 2)  # 0.11 .. 0.27 in the row's currency: at most 0.27 EUR <= FILTER_EUR
+        plan.append(PlannedEdit(row["price_id"], row["offer_id"], float(row["amount_per_gpu_hour"]), amount))
+    # Saving gives the row a new id (offer:type:term:today); the grid is sorted by id, so the rows to edit
+    # must keep their places: distinct offers, and no other current price of the same offer in between.
+    ids = list(rows["price_id"])
+    renamed = ids.copy()
+    for i, edit in enumerate(plan):
+        r = rows.iloc[i]
+        renamed[i] = f"{edit.offer_id}:{r['price_type']}:{'' if pd.isna(r['term_months']) else int(r['term_months'])}:{today}"
+    if len({e.offer_id for e in plan}) != n or sorted(renamed)[:n] != renamed[:n]:
+        raise SystemExit("the first Prices grid rows would move after a save: pick other rows")
+    providers = offers.loc[[e.offer_id for e in plan], "provider_id"].nunique()
+    return plan, int(providers)
+
+
+# -- one viewer ------------------------------------------------------------------------------------------------
+
+class Viewer:
+    def __init__(self, n: int, page, url: str, report: Report, timeout_ms: float):
+        self.n, self.page, self.url, self.report, self.timeout = n, page, url, report, timeout_ms
+
+    def err(self, where: str, exc: BaseException) -> None:
+        first = (str(exc).strip().splitlines() or [""])[0][:160]
+        self.report.errors.append(f"viewer {self.n} {where}: {type(exc).__name__}: {first}")
+        if self.report.config.verbose:
+            print(f"viewer {self.n} {where}: {exc}", flush=True)
+
+    async def visible(self, locator) -> None:
+        from playwright.async_api import expect
+
+        await expect(locator).to_be_visible(timeout=self.timeout)
+
+    async def snap(self, what: str) -> None:
+        await snapshot(self.page, self.report, f"viewer{self.n}-{what}")
+
+    async def discover(self) -> None:
+        """The pages the sidebar lists, as URL paths in their order (once per run, by the first viewer)."""
+        if self.report.pages:
+            return
+        hrefs = await self.page.locator(f"{NAV} a").evaluate_all("links => links.map(a => a.href)")
+        if self.report.pages:  # another viewer got there first
+            return
+        self.report.nav_pages[:] = [h.rstrip("/").rsplit("/", 1)[-1] if h.rstrip("/") != self.url else "" for h in hrefs]
+        wanted = self.report.config.pages
+        self.report.pages[:] = [p for p in self.report.nav_pages if wanted is None or p in wanted]
+        if self.report.config.verbose:
+            print("pages:", self.report.pages, flush=True)
+
+    async def open(self, name: str, first: bool, record: bool = True) -> None:
+        from playwright.async_api import expect
+
+        page = self.page
+        previous = (await page.locator("h1").first.inner_text()) if not first and await page.locator("h1").count() else None
+        t0 = time.perf_counter()
+        if first:
+            await page.goto(f"{self.url}/{name}", timeout=self.timeout)
+        else:
+            await page.locator(f"{NAV} a").nth(self.report.nav_pages.index(name)).click()
+        if name in PAGES:
+            title, key = PAGES[name]
+            await self.visible(page.get_by_role("heading", level=1, name=title))
+            await self.visible(page.locator(key).first)
+        else:  # a page this script does not know: its own h1, then nothing stale or still a placeholder
+            await expect(page).to_have_url(re.compile(rf"/{re.escape(name)}$"), timeout=self.timeout)
+            h1 = page.locator("h1").first
+            await self.visible(h1)
+            if previous:
+                await expect(h1).not_to_have_text(previous, timeout=self.timeout)
+            await expect(page.locator('[data-stale="true"], [data-testid="stSkeleton"]')).to_have_count(
+                0, timeout=self.timeout)
+        if record:
+            self.report.loads[name].append(time.perf_counter() - t0)
+
+    async def interact(self, name: str) -> None:
+        from playwright.async_api import expect
+
+        page, timeout = self.page, self.timeout
+        if name == "providers":
+            headline = page.locator(LIVE).filter(has_text=OFFER_COUNT).first
+            await self.visible(headline)
+            before = int(OFFER_COUNT.match(await headline.inner_text()).group(1))
+            await page.locator(".st-key-prov_gpu").get_by_role("combobox").click()
+            await page.get_by_role("option", name="H100", exact=True).click()
+            t0 = time.perf_counter()
+            await page.keyboard.press("Escape")
+            await expect(headline).not_to_have_text(re.compile(rf"^{before} offers"), timeout=timeout)
+        elif name == "tco":
+            headline = page.locator(LIVE).filter(has_text=re.compile(r"^At \d+% utilisation")).first
+            await self.visible(headline)
+            pct = int(re.match(r"At (\d+)%", await headline.inner_text()).group(1))
+            target, key = (pct - 5, "ArrowLeft") if pct > 20 else (pct + 5, "ArrowRight")
+            slider = page.locator(".st-key-_tco_utilisation_fraction").get_by_role("slider")
+            await slider.focus()
+            for _ in range(5):
+                await page.keyboard.press(key)
+            t0 = time.perf_counter()
+            await self.visible(page.locator(LIVE).filter(has_text=re.compile(rf"^At {target}% utilisation")).first)
+            await self.visible(page.locator(f"{LIVE}.st-key-tco_break_even_chart").filter(has_text=f"you: {target}%").first)
+        elif name == "workload":
+            verdict = page.locator(LIVE).filter(has_text=re.compile(r"^Cheapest:.+ per job")).first
+            await self.visible(verdict)
+            before = await verdict.inner_text()
+            gpus = page.locator(".st-key-_wl_t_gpus input")
+            new = "256" if await gpus.input_value() == "128" else "128"
+            await gpus.fill(new)
+            await gpus.press("Enter")
+            t0 = time.perf_counter()
+            await expect(verdict).not_to_have_text(before, timeout=timeout)
+        elif name == "scoring":
+            verdict = page.locator(LIVE).filter(has_text=re.compile(r"^#1 .+ wins with a weighted-sum score")).first
+            chart = page.locator(f"{LIVE}.st-key-sc_contributions").first
+            await self.visible(verdict)
+            before, chart_before = await verdict.inner_text(), await chart.inner_text()
+            slider = page.locator(".st-key-_sc_w_price_eur_per_gpu_hour").get_by_role("slider")
+            value = float(await slider.input_value())
+            key = "ArrowRight" if value <= 90 else "ArrowLeft"
+            await slider.focus()
+            for _ in range(5):
+                await page.keyboard.press(key)
+            t0 = time.perf_counter()
+            await expect(verdict).not_to_have_text(before, timeout=timeout)
+            await expect(chart).not_to_have_text(chart_before, timeout=timeout)
+        else:
+            return
+        self.report.interactions[name].append(time.perf_counter() - t0)
+
+    async def tour(self, round_no: int) -> None:
+        if round_no == 0:
+            try:
+                await self.open("", first=True)
+                await self.discover()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.err("first load", exc)
+                await self.snap("first-load")
+                return
+        for name in self.report.pages:
+            if round_no == 0 and name == "":
+                continue  # home: just loaded
+            if self.report.config.verbose:
+                cpu = _descendants_cpu_s(os.getpid(), self.report.server_pid)
+                print(f"{time.strftime('%H:%M:%S')} viewer {self.n} round {round_no + 1} {name or 'home'} "
+                      f"(browser CPU so far {cpu:.1f} s)", flush=True)
+            try:
+                await self.open(name, False)
+                await self.interact(name)
+                if await self.page.locator('[data-testid="stException"]').count():
+                    text = await self.page.locator('[data-testid="stException"]').first.inner_text()
+                    raise RuntimeError(f"exception shown on the page: {text[:160]}")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a failed step is counted, then the tour goes on from a fresh load
+                self.err(f"round {round_no + 1} {name or 'home'}", exc)
+                await self.snap(f"round{round_no + 1}-{name or 'home'}")
+                try:
+                    await self.page.goto(self.url, timeout=self.timeout)
+                except Exception as exc2:
+                    self.err(f"round {round_no + 1} reload after error", exc2)
+
+    async def sees_committed_prices(self, n_offers: int, n_providers: int) -> bool:
+        """In this viewer's own long-lived session: Providers, max price FILTER_EUR → only the edited offers."""
+        from playwright.async_api import expect
+
+        page = self.page
+        try:
+            t0 = time.perf_counter()
+            await self.open("providers", first=False, record=False)
+            await page.locator(".st-key-prov_clear button").click()  # drop any filter this session still holds
+            box = page.get_by_label("Max price (€ per GPU-hour)", exact=True)
+            await self.visible(box)
+            await box.fill(str(FILTER_EUR))
+            await box.press("Enter")
+            await expect(page.locator(LIVE).filter(has_text=OFFER_COUNT).first).to_have_text(
+                re.compile(rf"^{n_offers} offers from {n_providers} providers"), timeout=self.timeout)
+            self.report.final_checks.append(time.perf_counter() - t0)
+            return True
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.err("final check (committed prices)", exc)
+            await self.snap("final-check")
+            return False
+
+
+def _console(report: Report, msg) -> None:
+    if msg.type != "error":
+        return
+    report.console_errors += 1
+    text = msg.text[:200]
+    if text not in report.console_samples and len(report.console_samples) < 5:
+        report.console_samples.append(text)
+
+
+async def snapshot(page, report: Report, name: str) -> None:
+    if report.config.artifacts is None:
+        return
+    try:
+        report.config.artifacts.mkdir(parents=True, exist_ok=True)
+        await page.screenshot(path=str(report.config.artifacts / f"{name}.png"), timeout=20_000)
+    except Exception:  # a screenshot is a debugging aid only
+        pass
+
+
+# -- the editor ------------------------------------------------------------------------------------------------
+
+async def _idle(page, timeout_ms: float) -> None:
+    """Wait until the session's script run has finished (Streamlit's "Running..." icon is gone)."""
+    from playwright.async_api import expect
+
+    await expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=timeout_ms)
+
+
+async def _type_into_grid(page, row: int, edit: PlannedEdit, report: Report, timeout_ms: float) -> None:
+    """Put ``edit.amount`` into the amount cell of Prices grid row ``row``, checking on the way that the cell
+    editor opened on the right row (its price_id) and the right column (its current amount). A click or key
+    the grid did not take (it re-renders when a script run ends) is retried, at most 4 times, and counted."""
+    from playwright.async_api import expect
+
+    grid = page.locator('.st-key-ed_prices [data-testid="stDataFrame"]').first
+    overlay = page.locator("input.gdg-input, textarea.gdg-input").first
+    for attempt in range(5):
+        if attempt:
+            report.editor_retries += 1
+            await page.keyboard.press("Escape")
+            await page.wait_for_timeout(1000)
+        await _idle(page, timeout_ms)
+        await grid.scroll_into_view_if_needed()
+        box = await grid.bounding_box()
+        await page.mouse.click(box["x"] + 40, box["y"] + 35 + 35 * row + 17)  # header and rows: 35 px each
+        await page.keyboard.press("Enter")
+        try:
+            await expect(overlay).to_be_visible(timeout=10_000)
+        except AssertionError:
+            continue
+        if await overlay.input_value() != edit.price_id:
+            continue
+        await page.keyboard.press("Escape")
+        await expect(overlay).to_have_count(0, timeout=10_000)
+        for _ in range(5):  # price_id, offer_id, price_type, term_months, upfront_pct -> amount_per_gpu_hour
+            await page.keyboard.press("ArrowRight")
+        await page.keyboard.press("Enter")
+        try:
+            await expect(overlay).to_be_visible(timeout=10_000)
+            current = float(await overlay.input_value())
+        except (AssertionError, ValueError):
+            continue
+        if abs(current - edit.old_amount) > 1e-9:
+            continue
+        await overlay.fill(str(edit.amount))
+        await overlay.press("Enter")
+        await expect(overlay).to_have_count(0, timeout=10_000)
+        return
+    raise RuntimeError(f"the grid did not open the amount cell of row {row} ({edit.price_id}) in 5 attempts")
+
+
+async def editor_session(page, url: str, report: Report, timeout_ms: float, gap_s: float,
+                         tours_running: asyncio.Event) -> None:
+    from playwright.async_api import expect
+
+    for k, edit in enumerate(report.edits_planned, start=1):
+        await asyncio.sleep(gap_s)
+        try:
+            await page.goto(f"{url}/editor", timeout=timeout_ms)
+            await expect(page.get_by_text(re.compile(r"^Local mode"))).to_be_visible(timeout=timeout_ms)
+            await expect(page.locator('.st-key-ed_prices [data-testid="stDataFrame"]').first).to_be_visible(
+                timeout=timeout_ms)
+            await _type_into_grid(page, k - 1, edit, report, timeout_ms)
+            await page.wait_for_timeout(1000)  # the grid hands its edit state to the widget asynchronously
+            message = page.get_by_label("What changed and why (saved in the history)").first
+            await message.fill(f"load test: save {k} of {len(report.edits_planned)}, {edit.price_id} -> {edit.amount}")
+            await message.press("Enter")
+            await page.wait_for_timeout(1000)
+            t0 = time.perf_counter()
+            await page.locator(".st-key-ed_save_prices button").click()
+            outcome = page.locator('[data-testid="stAlertContainer"]').filter(
+                has_text=re.compile(r"Saved change set #|Nothing was saved|Nothing to save|Say what changed|changed by someone"))
+            await expect(outcome.first).to_be_visible(timeout=timeout_ms)
+            text = (await outcome.first.inner_text()).strip()
+            if not re.search(r"Saved change set #\d+: 2 row change\(s\)", text):
+                raise RuntimeError(f"save {k}: {text[:200]}")
+            report.saves.append(time.perf_counter() - t0)
+            report.edits_acknowledged.append(k - 1)
+            if tours_running.is_set():
+                report.saves_during_tours += 1
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            first = (str(exc).strip().splitlines() or [""])[0][:200]
+            report.errors.append(f"editor save {k}: {type(exc).__name__}: {first}")
+            await snapshot(page, report, f"editor-save{k}")
+
+
+# -- the run ---------------------------------------------------------------------------------------------------
+
+async def drive(url: str, report: Report, n_providers: int) -> None:
+    from playwright.async_api import async_playwright, expect
+
+    cfg = report.config
+    timeout_ms = cfg.step_timeout_s * 1000
+    expect.set_options(timeout=timeout_ms)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        try:
+            viewers = []
+            for i in range(cfg.viewers):
+                context = await browser.new_context(viewport=VIEWPORT)
+                context.set_default_timeout(timeout_ms)
+                page = await context.new_page()
+                page.on("pageerror", lambda exc, n=i + 1: report.errors.append(f"viewer {n} page error: {exc}"[:240]))
+                page.on("console", lambda msg: _console(report, msg))
+                viewers.append(Viewer(i + 1, page, url, report, timeout_ms))
+            ed_context = await browser.new_context(viewport=VIEWPORT)
+            ed_context.set_default_timeout(timeout_ms)
+            ed_page = await ed_context.new_page()
+            ed_page.on("pageerror", lambda exc: report.errors.append(f"editor page error: {exc}"[:240]))
+
+            editor_done, tours_running = asyncio.Event(), asyncio.Event()
+            tours_running.set()
+
+            async def run_viewer(v: Viewer) -> None:
+                await asyncio.sleep((v.n - 1) * cfg.ramp_s)
+                done = 0
+                while done < cfg.rounds or (not editor_done.is_set() and done < cfg.max_rounds):
+                    await v.tour(done)
+                    done += 1
+                report.tours_done += done
+
+            async def run_editor() -> None:
+                try:
+                    await asyncio.sleep(cfg.viewers * cfg.ramp_s / 2)  # saves start while viewers arrive
+                    await editor_session(ed_page, url, report, timeout_ms, cfg.edit_gap_s, tours_running)
+                finally:
+                    editor_done.set()
+
+            async def run_viewers() -> None:
+                await asyncio.gather(*(run_viewer(v) for v in viewers))
+                tours_running.clear()
+
+            await asyncio.gather(run_editor(), run_viewers())
+            results = await asyncio.gather(*(v.sees_committed_prices(len(report.edits_planned), n_providers)
+                                             for v in viewers))
+            report.viewers_saw_prices = sum(results)
+        finally:
+            report.browser_cpu_s = _descendants_cpu_s(os.getpid(), report.server_pid)
+            try:
+                await asyncio.wait_for(browser.close(), 30)
+            except Exception:  # the browser is going away either way
+                pass
+
+
+def verify_catalog(catalog: Path, report: Report) -> None:
+    """After the server stopped: every acknowledged save is in the catalog, nothing else was written."""
+    with CatalogStore(catalog, read_only=True) as store:
+        sets = store.change_sets()
+        sets = sets[sets["change_set_id"] > 0]
+        history = store.list_prices([e.offer_id for e in report.edits_planned], current_only=False)
+    if len(sets) != len(report.edits_acknowledged):
+        report.errors.append(f"catalog: {len(sets)} change sets written, {len(report.edits_acknowledged)} saves acknowledged")
+    messages = set(sets["message"])
+    for k in report.edits_acknowledged:
+        e = report.edits_planned[k]
+        price_id, offer_id, amount = e.price_id, e.offer_id, e.amount
+        mine = history[history["offer_id"] == offer_id]
+        current = mine[mine["valid_to"].isna()]
+        old = mine[mine["price_id"] == price_id]
+        ok = (any(m.startswith(f"load test: save {k + 1} of ") for m in messages)
+              and len(current) == 1 and abs(float(current["amount_per_gpu_hour"].iloc[0]) - amount) < 1e-9
+              and len(old) == 1 and old["valid_to"].notna().all())
+        if ok:
+            report.edits_verified += 1
+        else:
+            report.lost_edits += 1
+            report.errors.append(f"lost edit: save {k + 1} ({price_id} -> {amount}) is not the current price in the catalog")
+
+
+def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
+    """Build a catalog, start the server, drive the browsers, stop everything, verify; never raises for a
+    failure of the app under test (that is in ``Report.errors``)."""
+    report = Report(config)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="gpu-advisor-load-") as tmp:
+        work = workdir or Path(tmp)
+        catalog = work / "catalog.duckdb"
+        build_catalog(catalog)
+        report.edits_planned, n_providers = plan_edits(catalog, config.edits)
+        log = work / "streamlit.log"
+        proc, url = start_server(catalog, log)
+        report.server_pid = proc.pid
+        sampler = RssSampler(proc.pid, report.rss_mb, browser_nice=config.browser_nice)
+        health = HealthProbe(url)
+        server_probe = ServerProbe(url, report)
+
+        def hard_stop() -> None:  # last resort if the asyncio deadline itself hangs
+            print(f"load test: hard deadline of {config.deadline_s + 120:.0f} s reached, killing the server and "
+                  "the browser", flush=True)
+            for pid in _client_pids(os.getpid(), proc.pid):
+                try:
+                    with open(f"/proc/{pid}/comm") as fh:
+                        if fh.read().startswith("chromium"):
+                            os.kill(pid, 9)
+                except OSError:
+                    pass
+            proc.kill()
+            if config.hard_exit:
+                os._exit(1)
+
+        watchdog = threading.Timer(config.deadline_s + 120, hard_stop)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            threads = (sampler, health, server_probe) if config.probe else (sampler, health)
+            for thread in threads:
+                thread.start()
+            if config.probe:
+                server_probe.ready.wait(timeout=min(240.0, config.deadline_s / 2))
+            budget = max(10.0, config.deadline_s - (time.monotonic() - started) - 10)
+            try:
+                asyncio.run(asyncio.wait_for(drive(url, report, n_providers), budget))
+            except TimeoutError:
+                report.errors.append(f"deadline: the run did not finish within {config.deadline_s:.0f} s and was stopped")
+            except Exception as exc:
+                report.errors.append(f"driver: {type(exc).__name__}: {exc}"[:300])
+        finally:
+            for thread in threads:
+                thread.stop_event.set()
+            report.server_cpu_s = _cpu_s(proc.pid) or sampler.cpu_s
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+            for thread in threads:
+                if thread.is_alive():
+                    thread.join(12)
+            watchdog.cancel()
+        report.health_s = health.latencies
+        report.errors += [f"health check failed: {f}" for f in health.failures]
+        server_log = log.read_text(errors="replace")
+        if "Traceback" in server_log:
+            report.errors.append("server log has a Traceback: " + server_log[server_log.index("Traceback"):][:300])
+        verify_catalog(catalog, report)
+    report.wall_s = time.monotonic() - started
+    return report
+
+
+def _row(label: str, values: list[float], width: int = 13) -> str:
+    return f"{label:<{width}}{len(values):>5}" + "".join(f"{c:>9}" for c in _ms(values))
+
+
+def format_report(r: Report) -> str:
+    cfg = r.config
+    n_pages = len(r.pages)
+    out = [f"GPU Cloud Advisor load test: {cfg.viewers} viewers + 1 editor, one Chromium ({len(r.nav_pages)} pages in "
+           f"the sidebar), one `streamlit run` on 127.0.0.1; {os.cpu_count()} cores, {platform.machine()}, "
+           f"Python {platform.python_version()}",
+           f"wall time {r.wall_s:.0f} s (deadline {cfg.deadline_s:.0f} s); {r.tours_done} tours of {n_pages} pages; "
+           f"viewers arrived over {(cfg.viewers - 1) * cfg.ramp_s:.0f} s; Chromium at nice {cfg.browser_nice}", ""]
+    out.append(f"{'':<13}{'page load (click → title + chart)':^32}   {'change (input → updated result)':^32}")
+    head = f"{'page':<13}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}   {'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
+    out += [head, "-" * len(head)]
+    shown = [p for p in (r.nav_pages or list(PAGES)) if p in r.pages or r.loads.get(p)]
+    for name in shown:
+        acts = r.interactions.get(name) or []
+        out.append(_row(name or "home", r.loads.get(name) or []) + "   "
+                   + (_row("", acts, 0) if acts else ""))
+    all_loads = [x for v in r.loads.values() for x in v]
+    all_acts = [x for v in r.interactions.values() for x in v]
+    out.append(_row("all pages", all_loads) + "   " + _row("", all_acts, 0))
+    if r.server_idle or r.server_runs:
+        out += ["", "server side of a page load (a browserless session on the websocket: rerun → script_finished)",
+                f"{'page':<13}{'idle ms':>9}   {'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}  (during the run)"]
+        for name in [p for p in (r.nav_pages or list(PAGES)) if p in r.server_idle or r.server_runs.get(p)]:
+            idle = r.server_idle.get(name)
+            out.append(f"{name or 'home':<13}{'—' if idle is None else f'{1000 * idle:,.0f}':>9}   "
+                       + _row("", r.server_runs.get(name) or [], 0))
+    out += ["", f"{'other':<48}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
+    out.append(_row('editor save (click → "Saved change set #n")', r.saves, 48))
+    out.append(_row("final check (open Providers, filter → edits)", r.final_checks, 48))
+    out.append(_row("server health (GET /_stcore/health)", r.health_s, 48))
+    out.append("")
+    if r.rss_mb:
+        out.append(f"server memory (RSS): start {r.rss_mb[0]:.0f} MB, peak {max(r.rss_mb):.0f} MB, end {r.rss_mb[-1]:.0f} MB "
+                   f"({len(r.rss_mb)} samples)")
+    out.append(f"CPU: server {r.server_cpu_s:.0f} s ({r.server_cpu_s / max(r.wall_s, 1e-9):.0%} of one core), "
+               f"browser and driver {r.browser_cpu_s:.0f} s ({r.browser_cpu_s / max(r.wall_s, 1e-9):.0%} of one core)")
+    out.append(f"edits: {cfg.edits} planned, {len(r.edits_acknowledged)} saved, {r.saves_during_tours} of them while "
+               f"viewers toured; {r.edits_verified} verified in the catalog, {r.lost_edits} lost "
+               f"(grid clicks or keys retried: {r.editor_retries})")
+    out.append(f"viewers seeing every committed price in their own session: {r.viewers_saw_prices} of {cfg.viewers}")
+    out.append(f"browser console errors (not counted): {r.console_errors}")
+    out += [f"  console: {c}" for c in r.console_samples]
+    out.append(f"errors: {len(r.errors)}")
+    for e in r.errors[:30]:
+        out.append(f"  - {e}")
+    if len(r.errors) > 30:
+        out.append(f"  ... and {len(r.errors) - 30} more")
+    out.append("PASS" if r.passed else "FAIL")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    d = LoadConfig()
+    parser.add_argument("--viewers", type=int, default=d.viewers, help="concurrent viewer sessions")
+    parser.add_argument("--edits", type=int, default=d.edits, help="price saves by the editor session (1-9)")
+    parser.add_argument("--deadline-s", type=float, default=d.deadline_s, help="the run stops by itself after this")
+    parser.add_argument("--rounds", type=int, default=d.rounds, help="page tours every viewer makes at least")
+    parser.add_argument("--max-rounds", type=int, default=d.max_rounds,
+                        help="at most this many, touring on while the editor is still saving")
+    parser.add_argument("--ramp-s", type=float, default=d.ramp_s, help="viewer i starts i * ramp-s after the first")
+    parser.add_argument("--pages", nargs="*", help="URL paths to tour ('' or home = Home); default: every page")
+    parser.add_argument("--edit-gap-s", type=float, default=d.edit_gap_s, help="pause before each save")
+    parser.add_argument("--step-timeout-s", type=float, default=d.step_timeout_s, help="timeout of one page step")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every step as it starts")
+    parser.add_argument("--browser-nice", type=int, default=d.browser_nice,
+                        help="nice level of Chromium (0: same priority as the server)")
+    parser.add_argument("--no-probe", action="store_true", help="no browserless websocket session (server-side times)")
+    parser.add_argument("--artifacts", type=Path, help="save a screenshot of every failed step in this folder")
+    args = parser.parse_args(argv)
+    config = LoadConfig(viewers=args.viewers, edits=args.edits, deadline_s=args.deadline_s, rounds=args.rounds,
+                        max_rounds=max(args.rounds, args.max_rounds), edit_gap_s=args.edit_gap_s, ramp_s=args.ramp_s,
+                        step_timeout_s=args.step_timeout_s, verbose=args.verbose,
+                        artifacts=args.artifacts,
+                        browser_nice=args.browser_nice, hard_exit=True, probe=not args.no_probe,
+                        pages=None if args.pages is None else tuple("" if p in ("home", "/") else p.strip("/")
+                                                                    for p in args.pages))
+    report = run_load_test(config)
+    print(format_report(report), flush=True)
+    return 0 if report.passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
