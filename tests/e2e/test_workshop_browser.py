@@ -8,6 +8,8 @@ from playwright.sync_api import Browser, Page, expect
 def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browser, app_url: str):
     page.goto(f"{app_url}/tco")
     expect(page.get_by_text(re.compile(r"^At 70% utilisation"))).to_be_visible(timeout=30_000)
+    # Wait until the page has settled (charts drawn): a rerun that lands mid-keypress drops the slider's focus.
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("you: 70%", timeout=30_000)
     slider = page.get_by_role("slider").first
     slider.focus()
     for _ in range(15):
