@@ -27,21 +27,18 @@ c4.metric(f"Stale rows (> {STALE_AFTER_DAYS} d)", s["stale_offers"] + s["stale_p
           delta_color="off")
 
 st.subheader("Ask the catalog")
+QUESTIONS = [
+    ("providers", "dns", "Providers & offers: who offers H100 SXM with InfiniBand in the EU, at what price?"),
+    ("tco", "savings", "Rent or own: above which utilisation does a dedicated cluster beat renting?"),
+    ("workload", "speed", "Workload cost: what does this training job or a million tokens cost on each offer?"),
+    ("scoring", "leaderboard", "Provider scoring: which provider fits our priorities, and how sure is that?"),
+    ("placement", "hub", "Hybrid placement: what to commit, what to burst, what must stay in the EU?"),
+    ("workshop", "groups", "Workshop: save, share and compare scenarios; export for the client"),
+    ("editor", "edit_note", "Catalog editor: keep prices and specs true, with history and sources"),
+]
 cols = st.columns(2)
-cols[0].page_link("app_pages/providers.py", label="Providers & offers: who offers H100 SXM with InfiniBand in the EU, at what price?",
-                  icon=":material/dns:")
-cols[1].page_link("app_pages/tco.py", label="Rent or own: above which utilisation does a dedicated cluster beat renting?",
-                  icon=":material/savings:")
-cols[0].page_link("app_pages/workload.py", label="Workload cost: what does this training job or a million tokens cost on each offer?",
-                  icon=":material/speed:")
-cols[1].page_link("app_pages/scoring.py", label="Provider scoring: which provider fits our priorities, and how sure is that?",
-                  icon=":material/leaderboard:")
-cols[0].page_link("app_pages/placement.py", label="Hybrid placement: what to commit, what to burst, what must stay in the EU?",
-                  icon=":material/hub:")
-cols[1].page_link("app_pages/workshop.py", label="Workshop: save, share and compare scenarios; export for the client",
-                  icon=":material/groups:")
-cols[0].page_link("app_pages/editor.py", label="Catalog editor: keep prices and specs true, with history and sources",
-                  icon=":material/edit_note:")
+for i, (page, icon, question) in enumerate(QUESTIONS):
+    cols[i % 2].page_link(f"app_pages/{page}.py", label=question, icon=f":material/{icon}:")
 
 left, right = st.columns(2)
 all_offers = offers(None, display.usd_per_eur).assign(age_days=lambda d: age_days(d["as_of_date"]))
