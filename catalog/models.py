@@ -118,6 +118,16 @@ class Currency(StrEnum):
     USD = "USD"
 
 
+class ProviderFactField(StrEnum):
+    """Sovereignty facts about a provider that each carry their own source (``provider_facts``)."""
+
+    LEGAL_ENTITY = "legal_entity"
+    LEGAL_SEAT_COUNTRY = "legal_seat_country"
+    LEGAL_SEAT_ADDRESS = "legal_seat_address"
+    CERTIFICATIONS = "certifications"
+    CERTIFICATIONS_SCOPE = "certifications_scope"
+
+
 # ---------------------------------------------------------------------------------------------------
 # Reusable field types
 # ---------------------------------------------------------------------------------------------------
@@ -240,6 +250,36 @@ class Provider(_Provenance):
         return value
 
 
+class ProviderFact(_Provenance):
+    """One sourced fact about a provider's legal seat or certifications, with its own URL and date.
+
+    ``providers.legal_seat_country`` and ``providers.certifications`` hold the values the pages
+    filter on; these rows are the evidence behind them (entity, address, scope, source, trust).
+    """
+
+    fact_id: str = Field(min_length=3, max_length=240, description="'<provider_id>:<field>'")
+    provider_id: Slug
+    field: ProviderFactField
+    value: str = Field(min_length=1, max_length=2000)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ProviderFact:
+        if self.fact_id != f"{self.provider_id}:{self.field}":
+            raise ValueError(f"fact_id must be '{self.provider_id}:{self.field}', got {self.fact_id!r}")
+        if self.field == ProviderFactField.LEGAL_SEAT_COUNTRY and not re.fullmatch(r"[A-Z]{2}", self.value):
+            raise ValueError("legal_seat_country must be an ISO 3166-1 alpha-2 code such as 'NL'")
+        if self.field == ProviderFactField.CERTIFICATIONS:
+            tokens = certification_tokens(self.value)
+            if not tokens or any("," in t for t in tokens):
+                raise ValueError("certifications are ';'-separated tokens such as 'ISO27001;SOC2'")
+        return self
+
+
+def certification_tokens(value: str | None) -> list[str]:
+    """``'ISO27001; SOC2'`` → ``['ISO27001', 'SOC2']`` (the stored form is ';'-joined)."""
+    return [t.strip() for t in (value or "").split(";") if t.strip()]
+
+
 class Offer(_Provenance):
     """One rentable GPU product of one provider in one region (prices are separate rows)."""
 
@@ -309,6 +349,7 @@ TABLE_MODELS: dict[str, type[_Row]] = {
     "gpu_models": GpuModel,
     "gpu_specs": GpuSpec,
     "providers": Provider,
+    "provider_facts": ProviderFact,
     "offers": Offer,
     "prices": Price,
 }
@@ -337,11 +378,12 @@ TABLE_KEYS = {
     "gpu_aliases": "alias",
     "gpu_specs": "gpu_spec_id",
     "providers": "provider_id",
+    "provider_facts": "fact_id",
     "offers": "offer_id",
     "prices": "price_id",
 }
 #: Parents before children: inserts run in this order, deletes in reverse.
-TABLE_ORDER = ["gpu_models", "gpu_aliases", "gpu_specs", "providers", "offers", "prices"]
+TABLE_ORDER = ["gpu_models", "gpu_aliases", "gpu_specs", "providers", "provider_facts", "offers", "prices"]
 
 
 # ---------------------------------------------------------------------------------------------------

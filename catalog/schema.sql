@@ -74,6 +74,24 @@ CREATE TABLE IF NOT EXISTS providers (
     updated_by           VARCHAR NOT NULL DEFAULT 'seed'
 );
 
+-- Evidence for a provider's legal seat and certifications: one sourced row per (provider, field).
+-- Added after schema version 1 shipped; an older catalog gets it (empty) on its first writable open.
+CREATE TABLE IF NOT EXISTS provider_facts (
+    fact_id              VARCHAR PRIMARY KEY,
+    provider_id          VARCHAR NOT NULL REFERENCES providers (provider_id),
+    field                VARCHAR NOT NULL CHECK (field IN ('legal_entity', 'legal_seat_country', 'legal_seat_address', 'certifications', 'certifications_scope')),
+    value                VARCHAR NOT NULL,
+    source_url           VARCHAR NOT NULL,
+    as_of                VARCHAR NOT NULL,
+    as_of_date           DATE NOT NULL,
+    verification_status  VARCHAR NOT NULL
+        CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
+    notes                VARCHAR,
+    row_version          INTEGER NOT NULL DEFAULT 1,
+    updated_by           VARCHAR NOT NULL DEFAULT 'seed',
+    UNIQUE (provider_id, field)
+);
+
 CREATE TABLE IF NOT EXISTS offers (
     offer_id                           VARCHAR PRIMARY KEY,
     provider_id                        VARCHAR NOT NULL REFERENCES providers (provider_id),

@@ -6,16 +6,23 @@ fails the build with the file, row and reason instead of landing in the database
 
 Mapping rules (each one keeps "never infer a value" intact):
 
-* ``offers.csv`` holds one row per offer *and* price model; the offer key is the ``offer_id`` minus
-  its ``-<price_model>`` suffix and the price becomes its own row in ``prices``.
+* ``offers.csv`` holds one row per offer *and* price point; the offer key is the ``offer_id`` up to
+  its last ``-<price_model>`` (:func:`offer_key`) and the price becomes its own row in ``prices``.
 * An offer links to a GPU spec when its model and form factor match a spec row. When the source gave
   no form factor, it links only for models that exist in a single form factor (``SINGLE_FORM_MODELS``);
   an H100 or H200 without a form factor stays unlinked and is shown as such.
 * The data-centre country comes from the region text when the source wrote it there (``fr-par (FR)``,
   ``IT (unspecified)``), else from ``region_countries.csv`` (provider region docs), else stays empty.
-* Every seed row starts as ``claimed``: the dataset was compiled from stored copies, third-party
-  collectors and transcriptions (its README says vendor pages could not be read directly); an editor
-  promotes a row to ``verified`` after checking it on the provider's own page.
+* A seed row is ``claimed`` unless its ``verification_status`` column says ``verified``: rows read
+  from the provider's own page, docs or legal notice (including a stored copy of it) are
+  ``verified``; rows resting on aggregators, collectors or transcriptions stay ``claimed`` until an
+  editor checks them on the provider's own page.
+* ``provider_facts.csv`` holds one sourced row per provider and sovereignty fact (legal entity, seat
+  country and address, certifications and their scope). The providers' ``legal_seat_country`` and
+  ``certifications`` columns are filled from it; a different value in ``providers.csv`` is an error.
+* Optional ``offers.csv`` columns: ``upfront_pct`` (share of a commitment paid upfront, only when
+  the source states it), ``verification_status`` and ``datacenter_country`` (when the source states
+  the country but the region text does not carry it).
 * Price method: the 2026-10-10 collector read Azure, OCI and RunPod through their price APIs and the
   Vast.ai offer search (``api``); every other price was read from a page (``page``).
 """
@@ -31,7 +38,17 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from catalog.errors import SeedError
-from catalog.models import GpuAlias, GpuModel, GpuSpec, Offer, Price, Provider, as_of_lower_bound
+from catalog.models import (
+    GpuAlias,
+    GpuModel,
+    GpuSpec,
+    Offer,
+    Price,
+    Provider,
+    ProviderFact,
+    as_of_lower_bound,
+    certification_tokens,
+)
 
 SEED_DIR = Path(__file__).resolve().parent / "seed"
 
@@ -74,6 +91,7 @@ class SeedRows:
     gpu_aliases: list[GpuAlias] = field(default_factory=list)
     gpu_specs: list[GpuSpec] = field(default_factory=list)
     providers: list[Provider] = field(default_factory=list)
+    provider_facts: list[ProviderFact] = field(default_factory=list)
     offers: list[Offer] = field(default_factory=list)
     prices: list[Price] = field(default_factory=list)
 
@@ -89,6 +107,21 @@ def _validate(model, row: dict, where: str):
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise SeedError(f"{where}: {problems}") from exc
+
+
+def offer_key(row_id: str, price_model: str) -> str:
+    """The offer an ``offers.csv`` row belongs to: its id up to the last ``-<price_model>``.
+
+    Several price rows of one offer share that stem; what follows the price model tells variants of
+    one term apart (upfront options, reservation tiers).
+
+    >>> offer_key("aws-a100-40gb-sxm-p4d-24xlarge-us-east-1-reserved-1y-all-upfront", "reserved-1y")
+    'aws-a100-40gb-sxm-p4d-24xlarge-us-east-1'
+    >>> offer_key("gcp-h100-sxm-a3-highgpu-8g-europe-west4-nl-on-demand", "on-demand")
+    'gcp-h100-sxm-a3-highgpu-8g-europe-west4-nl'
+    """
+    cut = row_id.rfind(f"-{price_model}")
+    return row_id[:cut] if cut > 0 else row_id
 
 
 def datacenter_country(region: str, known: dict[tuple[str, str], str], provider_id: str) -> str | None:
@@ -153,8 +186,33 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
     for s in out.gpu_specs:
         specs_by_model.setdefault(s.gpu_model, []).append(s)
 
+    facts_path = seed_dir / "provider_facts.csv"
+    for i, r in enumerate(_read(facts_path) if facts_path.exists() else [], start=2):
+        row = {**r, "fact_id": f"{r['provider_id']}:{r['field']}",
+               "verification_status": r["verification_status"] or "claimed"}
+        out.provider_facts.append(_validate(ProviderFact, row, f"provider_facts.csv line {i}"))
+    fact_value = {(f.provider_id, str(f.field)): f.value for f in out.provider_facts}
+    provider_ids = {r["provider_id"] for r in provider_rows}
+    for f in out.provider_facts:
+        if f.provider_id not in provider_ids:
+            raise SeedError(f"provider_facts.csv: {f.fact_id} names an unknown provider")
+
     for i, r in enumerate(provider_rows, start=2):
         urls = [u.strip() for u in r["source_urls"].split(";") if u.strip()]
+        for column in ("legal_seat_country", "certifications"):
+            sourced = fact_value.get((r["provider_id"], column))
+            if sourced is None:
+                continue
+            stated = r[column]
+            if column == "certifications":
+                sourced = ";".join(certification_tokens(sourced))
+                same = not stated or set(certification_tokens(stated)) == set(certification_tokens(sourced))
+            else:
+                same = not stated or stated == sourced
+            if not same:
+                raise SeedError(f"providers.csv line {i}: {column} {stated!r} differs from provider_facts.csv "
+                                f"({sourced!r}); keep one sourced value")
+            r = {**r, column: sourced}
         row = {
             "provider_id": r["provider_id"],
             "name": r["name"],
@@ -172,6 +230,7 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
             "source_url": urls[0] if urls else "",
             "extra_source_urls": urls[1:],
             "as_of": r["as_of"],
+            "verification_status": r.get("verification_status") or "claimed",
             "notes": r["notes"],
         }
         out.providers.append(_validate(Provider, row, f"providers.csv line {i}"))
@@ -182,8 +241,7 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
         pm = r["price_model"]
         if pm not in _PRICE_MODEL:
             raise SeedError(f"{where}: unknown price_model {pm!r}")
-        suffix = f"-{pm}"
-        offer_id = r["offer_id"][: -len(suffix)] if r["offer_id"].endswith(suffix) else r["offer_id"]
+        offer_id = offer_key(r["offer_id"], pm)
         model_specs = specs_by_model.get(r["gpu_model"], [])
         spec_id = next((s.gpu_spec_id for s in model_specs if s.form_factor == r["form_factor"]), None)
         if spec_id is None and not r["form_factor"] and r["gpu_model"] in SINGLE_FORM_MODELS and len(model_specs) == 1:
@@ -205,9 +263,11 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
             "inter_node_as_of": r["inter_node_as_of"],
             "mig_supported": mig,
             "region": r["region"],
-            "datacenter_country": datacenter_country(r["region"], known_regions, r["provider_id"]),
+            "datacenter_country": (r.get("datacenter_country") or None)
+            or datacenter_country(r["region"], known_regions, r["provider_id"]),
             "source_url": r["source_url"],
             "as_of": r["as_of"],
+            "verification_status": r.get("verification_status") or "claimed",
             "notes": r["notes"],
         }
         offer = _validate(Offer, offer_row, where)
@@ -220,16 +280,19 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
         valid_from = as_of_lower_bound(r["as_of"])
         method = "api" if (r["provider_id"] in _API_COLLECTED and _COLLECTOR_URL in r["source_url"]) else "page"
         price_row = {
-            "price_id": f"{offer_id}:{price_type}:{term or ''}:{valid_from.isoformat()}",
+            "price_id": f"{offer_id}:{price_type}:{term or ''}:{valid_from.isoformat()}"
+            + (f":upfront{r['upfront_pct']}" if r.get("upfront_pct") else ""),
             "offer_id": offer_id,
             "price_type": price_type,
             "term_months": term,
+            "upfront_pct": r.get("upfront_pct") or None,
             "amount_per_gpu_hour": r["price_per_gpu_hour"],
             "currency": r["currency"],
             "valid_from": valid_from,
             "source_url": r["source_url"],
             "retrieved_at": r["as_of"],
             "method": method,
+            "verification_status": r.get("verification_status") or "claimed",
             "notes": r["notes"],
         }
         out.prices.append(_validate(Price, price_row, where))

@@ -74,6 +74,10 @@ _TABLE_COLUMNS = {
         "support_model", "min_commitment", "burst_capacity", "source_url", "extra_source_urls", "as_of",
         "as_of_date", "verification_status", "notes",
     ],
+    "provider_facts": [
+        "fact_id", "provider_id", "field", "value", "source_url", "as_of", "as_of_date", "verification_status",
+        "notes",
+    ],
     "offers": [
         "offer_id", "provider_id", "gpu_model", "gpu_spec_id", "form_factor", "gpus_per_node", "memory_gb",
         "memory_type", "intra_node", "inter_node", "inter_node_bandwidth_gbps_per_gpu",
@@ -463,18 +467,31 @@ class _Writes:
     def stale_rows(self, today: dt.date | None = None) -> pd.DataFrame:
         """Rows observed more than STALE_AFTER_DAYS ago: the "needs re-verification" list, oldest first."""
         today = today or dt.date.today()
-        return self.cursor().execute(
+        parts = [
             """SELECT 'providers' AS table_name, provider_id AS row_key, name AS what, as_of, as_of_date AS observed,
-                      source_url FROM providers WHERE as_of_date < $sb
-               UNION ALL
-               SELECT 'offers', offer_id, provider_id || ' · ' || gpu_model || ' · ' || region, as_of, as_of_date,
-                      source_url FROM offers WHERE as_of_date < $sb
-               UNION ALL
-               SELECT 'prices', price_id, price_type || ' ' || amount_per_gpu_hour || ' ' || currency, retrieved_at,
-                      valid_from, source_url FROM prices WHERE valid_to IS NULL AND valid_from < $sb
-               ORDER BY observed, table_name, row_key""",
-            {"sb": today - dt.timedelta(days=STALE_AFTER_DAYS)},
-        ).df()
+                      source_url FROM providers WHERE as_of_date < $sb""",
+            """SELECT 'offers', offer_id, provider_id || ' · ' || gpu_model || ' · ' || region, as_of, as_of_date,
+                      source_url FROM offers WHERE as_of_date < $sb""",
+            """SELECT 'prices', price_id, price_type || ' ' || amount_per_gpu_hour || ' ' || currency, retrieved_at,
+                      valid_from, source_url FROM prices WHERE valid_to IS NULL AND valid_from < $sb""",
+        ]
+        if self._has_table("provider_facts"):
+            parts.append("""SELECT 'provider_facts', fact_id, value, as_of, as_of_date, source_url
+                              FROM provider_facts WHERE as_of_date < $sb""")
+        sql = " UNION ALL ".join(parts) + " ORDER BY observed, table_name, row_key"
+        return self.cursor().execute(sql, {"sb": today - dt.timedelta(days=STALE_AFTER_DAYS)}).df()
+
+    def provider_facts(self, provider_ids: list[str] | None = None) -> pd.DataFrame:
+        """The sourced legal-seat and certification facts (empty on an old read-only catalog without the table)."""
+        cols = ["fact_id", "provider_id", "field", "value", "source_url", "as_of", "verification_status", "notes"]
+        if not self._has_table("provider_facts"):
+            return pd.DataFrame(columns=cols)
+        sql = f"SELECT {', '.join(cols)} FROM provider_facts"
+        params: list = []
+        if provider_ids is not None:
+            sql += " WHERE list_contains(?, provider_id)"
+            params.append(list(provider_ids))
+        return self.cursor().execute(sql + " ORDER BY provider_id, field", params).df()
 
     @_store_write
     def save_scenario(self, name: str, scenario_json: str, scenario_version: int, *, client: str | None = None,
@@ -565,6 +582,7 @@ class CatalogStore(_Writes):
         except CatalogError:
             self._con.close()
             raise
+        self._add_missing_tables()
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -649,6 +667,22 @@ class CatalogStore(_Writes):
                 "Nothing was changed. Fix: open it with the app version that wrote it and export it, or move it "
                 f"aside (mv '{self.path}' '{self.path}.v{found}') and restart to build a fresh catalog from the seed."
             )
+
+    def _add_missing_tables(self) -> None:
+        """Create tables added since the file was built (only ``CREATE TABLE IF NOT EXISTS``: additive,
+        nothing existing is touched). A read-only file is left as it is; reads of a missing table then
+        return no rows (:meth:`_has_table`)."""
+        if self.read_only or self._has_table("provider_facts"):
+            return
+        with _WRITE_LOCK:
+            self._con.execute(SCHEMA_SQL.read_text())
+
+    def _has_table(self, table: str) -> bool:
+        row = self.cursor().execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND database_name = current_database()",
+            [table],
+        ).fetchone()
+        return bool(row and row[0])
 
     # -- reads -------------------------------------------------------------------------------------
 

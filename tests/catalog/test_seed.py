@@ -5,7 +5,7 @@ import csv
 import pytest
 
 from catalog import models
-from catalog.seeding import SEED_DIR, load_seed
+from catalog.seeding import SEED_DIR, load_seed, offer_key
 from catalog.store import SCHEMA_SQL
 
 
@@ -20,8 +20,7 @@ def test_seed_sizes_match_the_files(seed):
     assert len(seed.providers) == len(provider_rows) >= 29
     # one price per offers.csv row that states an hourly price; offers are those rows minus price-model duplicates
     assert len(seed.prices) == sum(1 for r in offer_rows if r["price_per_gpu_hour"].strip())
-    offer_keys = {r["offer_id"][: -len(r["price_model"]) - 1] if r["offer_id"].endswith("-" + r["price_model"])
-                  else r["offer_id"] for r in offer_rows}
+    offer_keys = {offer_key(r["offer_id"], r["price_model"]) for r in offer_rows}
     assert len(seed.offers) == len(offer_keys) >= 130
 
 
@@ -45,7 +44,7 @@ def test_every_price_references_an_offer(seed):
 
 
 def test_every_row_has_a_source_and_a_date(seed):
-    for row in [*seed.providers, *seed.offers]:
+    for row in [*seed.providers, *seed.offers, *seed.provider_facts]:
         assert row.source_url.startswith("http") and row.as_of
     for price in seed.prices:
         assert price.source_url.startswith("http") and price.retrieved_at and price.valid_from
@@ -62,7 +61,7 @@ def test_reserved_rows_keep_their_term_as_the_source_states_it(seed):
     # No term in the source stays no term (never inferred); reserved-1y/-3y rows imply 12/36 months.
     for r in csv.DictReader((SEED_DIR / "offers.csv").open()):
         if r["price_model"].startswith("reserved") and r["price_per_gpu_hour"].strip():
-            offer_id = r["offer_id"][: -len(r["price_model"]) - 1]
+            offer_id = offer_key(r["offer_id"], r["price_model"])
             expected = int(r["term_months"]) if r["term_months"] else {"reserved-1y": 12, "reserved-3y": 36}.get(r["price_model"])
             terms = [p.term_months for p in seed.prices if p.offer_id == offer_id and p.price_type == "reserved"]
             assert expected in terms, (offer_id, expected, terms)
@@ -72,7 +71,7 @@ def test_schema_checks_list_exactly_the_model_enums():
     sql = SCHEMA_SQL.read_text()
     for enum in [models.FormFactor, models.MemoryType, models.IntraNode, models.InterNode, models.Jurisdiction,
                  models.SupportModel, models.MinCommitment, models.Verification, models.PriceType,
-                 models.PriceMethod, models.Currency]:
+                 models.PriceMethod, models.Currency, models.ProviderFactField]:
         listed = "(" + ", ".join(f"'{e.value}'" for e in enum) + ")"
         assert listed in sql, f"schema.sql CHECK list for {enum.__name__} differs from the model enum"
 

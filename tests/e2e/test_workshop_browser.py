@@ -50,4 +50,5 @@ def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browse
     days = re.search(r"[\d.]+ days", verdict).group(0)
     expect(other_verdict).to_contain_text(verdict.split(" at ")[0], timeout=30_000)
     expect(other_verdict).to_contain_text(days)
+    expect(other_verdict).to_have_text(verdict)
     fresh.close()

@@ -380,7 +380,8 @@ def seed_records() -> list[dict]:
         name = _SPEC_NAME.get((row["gpu_model"], row["form_factor"])) or _SPEC_BY_MODEL.get(row["gpu_model"])
         spec = {k: v for k, v in specs.get(name, {}).items() if k not in ("gpu_model", "form_factor", "memory_gb")}
         country = re.search(r"\(([A-Z]{2})\)", row["region"])
-        records.append({**spec, **row, "country_code": country.group(1) if country else None})
+        code = row.get("datacenter_country") or (country.group(1) if country else None)
+        records.append({**spec, **row, "datacenter_country": code, "country_code": code})
     return records
 
 
