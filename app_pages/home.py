@@ -4,7 +4,7 @@ import streamlit as st
 
 from catalog.store import STALE_AFTER_DAYS
 from ui import charts
-from ui.catalog import coverage, get_store, offers, summary
+from ui.catalog import coverage, get_store, headline_coverage, offers, summary
 from ui.format import age_days
 from ui.scenario import get_scenario
 
@@ -45,3 +45,17 @@ all_offers = offers(None, display.usd_per_eur).assign(age_days=lambda d: age_day
 left.plotly_chart(charts.freshness(all_offers, STALE_AFTER_DAYS), width="stretch", key="home_freshness")
 right.plotly_chart(charts.coverage(coverage()), width="stretch", key="home_coverage")
 st.caption("Missing values are shown as missing: a page that needs one says which offers it left out and why.")
+
+with st.expander("Where the facts this app differentiates on stand", icon=":material/fact_check:"):
+    head = headline_coverage().assign(share=lambda d: d["have"] / d["of"].where(d["of"] > 0))
+    st.dataframe(
+        head, hide_index=True, width="stretch", key="home_headline",
+        column_config={
+            "fact": st.column_config.TextColumn("Fact", width="large"),
+            "have": st.column_config.NumberColumn("Stated", format="%d"),
+            "of": st.column_config.NumberColumn("Of", format="%d"),
+            "share": st.column_config.ProgressColumn("Share", min_value=0.0, max_value=1.0, format="percent"),
+        },
+    )
+    st.caption("Counts of rows whose source states the fact. `make data-report` prints the same table, coverage per "
+               "provider and the rows to refresh next.")

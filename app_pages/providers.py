@@ -4,8 +4,15 @@ import streamlit as st
 
 from catalog.importer import export_csv, export_excel
 from ui import charts
-from ui.catalog import get_store, offers, table
-from ui.providers_view import clear_filters, comparison_options, filter_widgets, offer_table, spec_table
+from ui.catalog import get_store, offers, provider_facts, table
+from ui.providers_view import (
+    clear_filters,
+    comparison_options,
+    filter_widgets,
+    offer_table,
+    sovereignty_table,
+    spec_table,
+)
 from ui.scenario import get_scenario
 
 display = get_scenario().display
@@ -16,7 +23,8 @@ st.caption("Every row links to its source and shows its age; values no source st
 filters = filter_widgets(store.filter_options(), display)
 result = offers(filters, display.usd_per_eur)
 
-tab_offers, tab_compare, tab_specs = st.tabs(["Offers", "Compare offers", "GPU specs"])
+tab_offers, tab_compare, tab_law, tab_specs = st.tabs(
+    ["Offers", "Compare offers", "Legal seat & certifications", "GPU specs"])
 with tab_offers:
     if result.empty:
         st.info("**No offer matches these filters.** Remove a filter, or allow 'not stated' values: many sources "
@@ -50,6 +58,21 @@ with tab_compare:
         st.plotly_chart(charts.price_comparison(chosen, display), width="stretch", key="prov_cmp_price")
         st.plotly_chart(charts.capability_comparison(chosen), width="stretch", key="prov_cmp_caps")
         st.dataframe(shown.drop(columns=["source_url"]).T.astype(str), width="stretch", key="prov_cmp_table")
+
+with tab_law:
+    providers = table("providers")
+    facts = provider_facts()
+    n = len(providers)
+    seats = int(providers["legal_seat_country"].notna().sum())
+    certified = int((providers["certifications"].fillna("") != "").sum())
+    entities = int((facts["field"] == "legal_entity").sum())
+    st.markdown(f"Of **{n} providers**, a source names the contracting entity of **{entities}**, the legal seat of "
+                f"**{seats}** and certifications held by **{certified}**. *not found* means no consulted source "
+                "stated it (not that none exists). Sovereignty depends on the parent's law as much as on the "
+                "data-centre country: an EU site of a US-parented provider is *partial* residency.")
+    frame, config = sovereignty_table(providers, facts)
+    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", key="prov_law_table")
+    st.plotly_chart(charts.certification_matrix(providers), width="stretch", key="prov_cert_matrix")
 
 with tab_specs:
     specs = table("gpu_specs")

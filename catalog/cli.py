@@ -45,6 +45,8 @@ def report(path) -> int:
         with CatalogStore(path, read_only=True) as store:
             s = store.summary()
             print(f"Catalog {path}: {s['providers']} providers, {s['offers']} offers, {s['current_prices']} current prices")
+            print("\n== Where the differentiating facts stand ==")
+            print(store.headline_coverage().to_string(index=False))
             print("\n== Offers missing each field ==")
             print(store.offer_field_coverage().to_string(index=False, float_format=lambda x: f"{x:.0f}%"))
             print("\n== Per provider ==")

@@ -767,6 +767,10 @@ class CatalogStore(_Writes):
                    min(amount_eur) FILTER (WHERE price_type = 'reserved') AS reserved_eur_per_gpu_hour,
                    min(amount_eur) FILTER (WHERE price_type = 'quote') AS quote_eur_per_gpu_hour,
                    arg_min(term_months, amount_eur) FILTER (WHERE price_type = 'reserved') AS reserved_term_months,
+                   min(amount_eur) FILTER (WHERE price_type = 'reserved' AND term_months = 12)
+                       AS reserved_1y_eur_per_gpu_hour,
+                   min(amount_eur) FILTER (WHERE price_type = 'reserved' AND term_months = 36)
+                       AS reserved_3y_eur_per_gpu_hour,
                    min(amount_eur) FILTER (WHERE CAST($price_types AS VARCHAR[]) IS NULL
                                            OR list_contains(CAST($price_types AS VARCHAR[]), price_type))
                        AS best_selected_eur_per_gpu_hour,
@@ -781,13 +785,14 @@ class CatalogStore(_Writes):
                o.intra_node, o.inter_node, o.inter_node_bandwidth_gbps_per_gpu, o.mig_supported,
                o.region, o.datacenter_country,
                list_contains(CAST($eu AS VARCHAR[]), o.datacenter_country) AS is_eu_datacenter,
-               p.parent_jurisdiction, p.eu_data_residency, p.hq_country, p.certifications,
+               p.parent_jurisdiction, p.eu_data_residency, p.hq_country, p.legal_seat_country, p.certifications,
                p.uptime_sla_pct, p.performance_sla, p.support_model, p.min_commitment, p.burst_capacity,
                s.memory_bandwidth_tbps, s.bf16_dense_tflops, s.fp8_dense_tflops, s.tdp_watts,
                s.nvlink_bandwidth_gb_per_s_bidirectional, s.mig_max_instances,
                piv.on_demand_eur_per_gpu_hour, piv.spot_eur_per_gpu_hour, piv.reserved_eur_per_gpu_hour,
                piv.quote_eur_per_gpu_hour,
-               piv.reserved_term_months, piv.best_selected_eur_per_gpu_hour, piv.price_types,
+               piv.reserved_term_months, piv.reserved_1y_eur_per_gpu_hour, piv.reserved_3y_eur_per_gpu_hour,
+               piv.best_selected_eur_per_gpu_hour, piv.price_types,
                piv.native_currency, piv.price_retrieved_at,
                o.source_url, o.as_of, o.as_of_date, o.verification_status,
                o.as_of_date < $stale_before AS is_stale, o.notes
@@ -858,10 +863,49 @@ class CatalogStore(_Writes):
                       count(o.offer_id) FILTER (WHERE o.datacenter_country IS NULL) AS missing_country,
                       count(o.offer_id) FILTER (WHERE o.offer_id NOT IN (SELECT offer_id FROM prices
                             WHERE valid_to IS NULL AND price_type = 'reserved')) AS missing_reserved,
+                      count(o.offer_id) FILTER (WHERE o.offer_id IN (SELECT offer_id FROM prices WHERE valid_to IS NULL
+                            AND price_type = 'reserved' AND term_months IN (12, 36))) AS with_1y_3y_commit,
+                      count(o.offer_id) FILTER (WHERE o.offer_id IN (SELECT offer_id FROM prices WHERE valid_to IS NULL
+                            AND currency = 'EUR')) AS eur_listed,
+                      count(o.offer_id) FILTER (WHERE o.verification_status <> 'claimed') AS verified,
                       p.certifications <> '' AS has_certifications, p.legal_seat_country IS NOT NULL AS has_legal_seat
                FROM providers p LEFT JOIN offers o USING (provider_id)
                GROUP BY ALL ORDER BY offers DESC, p.provider_id"""
         ).df()
+
+    def headline_coverage(self) -> pd.DataFrame:
+        """The facts this product differentiates on, as "have / of" counts (the data report's first table)."""
+        q = """
+        WITH cur AS (SELECT * FROM prices WHERE valid_to IS NULL),
+        multi AS (SELECT * FROM offers WHERE gpus_per_node >= 8 OR intra_node = 'NVLink-NVSwitch')
+        SELECT 'multi-node-capable offers (8-GPU/NVSwitch nodes) stating their inter-node fabric' AS fact,
+               (SELECT count(*) FROM multi WHERE inter_node IS NOT NULL) AS have, (SELECT count(*) FROM multi) AS "of"
+        UNION ALL SELECT '... and their per-GPU fabric bandwidth',
+               (SELECT count(*) FROM multi WHERE inter_node_bandwidth_gbps_per_gpu IS NOT NULL), (SELECT count(*) FROM multi)
+        UNION ALL SELECT 'offers with a committed price (any term)',
+               (SELECT count(DISTINCT offer_id) FROM cur WHERE price_type = 'reserved'), (SELECT count(*) FROM offers)
+        UNION ALL SELECT 'offers with a 1-year or 3-year committed price',
+               (SELECT count(DISTINCT offer_id) FROM cur WHERE price_type = 'reserved' AND term_months IN (12, 36)),
+               (SELECT count(*) FROM offers)
+        UNION ALL SELECT 'committed prices stating their upfront share',
+               (SELECT count(*) FROM cur WHERE price_type = 'reserved' AND upfront_pct IS NOT NULL),
+               (SELECT count(*) FROM cur WHERE price_type = 'reserved')
+        UNION ALL SELECT 'providers with a 1-year or 3-year committed price',
+               (SELECT count(DISTINCT o.provider_id) FROM cur JOIN offers o USING (offer_id)
+                 WHERE price_type = 'reserved' AND term_months IN (12, 36)), (SELECT count(*) FROM providers)
+        UNION ALL SELECT 'offers listed in EUR',
+               (SELECT count(DISTINCT offer_id) FROM cur WHERE currency = 'EUR'), (SELECT count(*) FROM offers)
+        UNION ALL SELECT 'providers with EUR list prices',
+               (SELECT count(DISTINCT o.provider_id) FROM cur JOIN offers o USING (offer_id) WHERE currency = 'EUR'),
+               (SELECT count(*) FROM providers)
+        UNION ALL SELECT 'providers with certifications on record',
+               (SELECT count(*) FROM providers WHERE certifications <> ''), (SELECT count(*) FROM providers)
+        UNION ALL SELECT 'providers with a legal seat on record',
+               (SELECT count(*) FROM providers WHERE legal_seat_country IS NOT NULL), (SELECT count(*) FROM providers)
+        UNION ALL SELECT 'offers read from the provider''s own page (verified)',
+               (SELECT count(*) FROM offers WHERE verification_status <> 'claimed'), (SELECT count(*) FROM offers)
+        """
+        return self.cursor().execute(q).df()
 
     def price_age_histogram(self, today: dt.date | None = None) -> pd.DataFrame:
         """Current prices by age band (days since ``valid_from``)."""

@@ -82,3 +82,25 @@ def _coverage(path: str, data_version: int) -> pd.DataFrame:
 def coverage() -> pd.DataFrame:
     store = get_store()
     return _coverage(str(resolve_catalog_path()), store.data_version)
+
+
+@st.cache_data(ttl=600, show_spinner=False)
+def _provider_facts(path: str, data_version: int) -> pd.DataFrame:
+    return _open_store(path).provider_facts()
+
+
+def provider_facts() -> pd.DataFrame:
+    """The sourced legal-seat and certification facts of every provider."""
+    store = get_store()
+    return _provider_facts(str(resolve_catalog_path()), store.data_version)
+
+
+@st.cache_data(ttl=600, show_spinner=False)
+def _headline(path: str, data_version: int) -> pd.DataFrame:
+    return _open_store(path).headline_coverage()
+
+
+def headline_coverage() -> pd.DataFrame:
+    """Fabric, committed prices, EUR prices, certifications, legal seat: how many rows state them."""
+    store = get_store()
+    return _headline(str(resolve_catalog_path()), store.data_version)

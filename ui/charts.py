@@ -149,3 +149,27 @@ def coverage(cov: pd.DataFrame) -> go.Figure:
     ))
     fig.update_xaxes(title="Offers without this field (%)", range=[0, 100], ticksuffix="%")
     return style(fig, height=380, title="What the sources did not state")
+
+
+def certification_matrix(providers: pd.DataFrame) -> go.Figure:
+    """Which provider states which certification (one square per stated certificate); EU parents in blue."""
+    rows = [(p.name, token, p.parent_jurisdiction == "EU")
+            for p in providers.itertuples() for token in str(p.certifications or "").split(";") if token.strip()]
+    fig = go.Figure()
+    if not rows:
+        fig.add_annotation(text="No provider's certifications are on record", showarrow=False, font=dict(size=18))
+        return style(fig, height=260)
+    data = pd.DataFrame(rows, columns=["provider", "certification", "eu_parent"])
+    order = data["certification"].value_counts().index.tolist()
+    by_count = data.groupby("provider").size().sort_values().index.tolist()
+    for eu, group in data.groupby("eu_parent"):
+        fig.add_trace(go.Scatter(
+            x=group["certification"], y=group["provider"], mode="markers",
+            marker=dict(symbol="square", size=22, color=EU_COLOURS[bool(eu)]),
+            name="EU-headquartered parent" if eu else "parent outside the EU",
+            hovertemplate="%{y}: %{x}<extra></extra>",
+        ))
+    fig.update_xaxes(categoryorder="array", categoryarray=order, side="top", tickangle=-40)
+    fig.update_yaxes(categoryorder="array", categoryarray=by_count)
+    return style(fig, height=max(300, 60 + 34 * len(by_count)),
+                 title="Certifications each provider states it holds (empty = none found in a source)")

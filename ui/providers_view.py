@@ -14,7 +14,7 @@ from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, money
 from ui.scenario import DisplaySettings
 
 PRICE_COLUMNS = ["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour",
-                 "quote_eur_per_gpu_hour"]
+                 "reserved_1y_eur_per_gpu_hour", "reserved_3y_eur_per_gpu_hour", "quote_eur_per_gpu_hour"]
 _FILTER_KEYS = ["prov_gpu", "prov_form", "prov_mem", "prov_intra", "prov_inter", "prov_ptype", "prov_eu",
                 "prov_jur", "prov_provider", "prov_maxprice"]
 
@@ -64,13 +64,15 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
     out = eur_columns_to_display(df, PRICE_COLUMNS, display)
     out["age"] = age_label(age_days(out["as_of_date"], today), STALE_AFTER_DAYS)
     out["certifications"] = out["certifications"].map(lambda v: v.replace(";", ", ") if v else "none found")
-    for col in ["form_factor", "memory_type", "intra_node", "inter_node", "datacenter_country", "native_currency"]:
+    for col in ["form_factor", "memory_type", "intra_node", "inter_node", "datacenter_country", "native_currency",
+                "legal_seat_country"]:
         out[col] = out[col].astype("object").where(out[col].notna(), "not stated")
     columns = [
         "provider_name", "gpu_model", "form_factor", "gpus_per_node", "memory_gb", "memory_type", "intra_node",
         "inter_node", "inter_node_bandwidth_gbps_per_gpu", "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",
-        "reserved_eur_per_gpu_hour", "reserved_term_months", "quote_eur_per_gpu_hour", "native_currency", "region", "datacenter_country",
-        "is_eu_datacenter", "parent_jurisdiction", "certifications", "uptime_sla_pct", "verification_status",
+        "reserved_eur_per_gpu_hour", "reserved_term_months", "reserved_1y_eur_per_gpu_hour",
+        "reserved_3y_eur_per_gpu_hour", "quote_eur_per_gpu_hour", "native_currency", "region", "datacenter_country",
+        "is_eu_datacenter", "parent_jurisdiction", "legal_seat_country", "certifications", "uptime_sla_pct", "verification_status",
         "as_of", "age", "source_url",
     ]
     if out["quote_eur_per_gpu_hour"].isna().all():  # private quotes exist only for signed-in editors
@@ -89,12 +91,15 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
         "spot_eur_per_gpu_hour": money_column("Spot", display, "Interruptible; can change at any time"),
         "reserved_eur_per_gpu_hour": money_column("Reserved", display, "Commitment price: never an on-demand rate"),
         "reserved_term_months": st.column_config.NumberColumn("Term (mo)", format="%d", help="Empty: the source states no term"),
+        "reserved_1y_eur_per_gpu_hour": money_column("1-yr commit", display, "Cheapest current 1-year commitment price"),
+        "reserved_3y_eur_per_gpu_hour": money_column("3-yr commit", display, "Cheapest current 3-year commitment price"),
         "quote_eur_per_gpu_hour": money_column("Your quote", display, "Negotiated private quote (editors only, until it expires)"),
         "native_currency": st.column_config.TextColumn("Listed in"),
         "region": st.column_config.TextColumn("Region"),
         "datacenter_country": st.column_config.TextColumn("DC country"),
         "is_eu_datacenter": st.column_config.CheckboxColumn("EU DC"),
         "parent_jurisdiction": st.column_config.TextColumn("Parent"),
+        "legal_seat_country": st.column_config.TextColumn("Legal seat", help="Country of the registered office, from the provider's legal notice"),
         "certifications": st.column_config.TextColumn("Certifications"),
         "uptime_sla_pct": st.column_config.NumberColumn("Uptime SLA", format="%.2f%%"),
         "verification_status": st.column_config.TextColumn("Trust", help="claimed: secondary source · verified: provider page · benchmarked: measured"),
@@ -130,3 +135,61 @@ def spec_table(specs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
         "source_url": st.column_config.LinkColumn("Source", display_text="datasheet ↗"),
     }
     return specs[columns], config
+
+
+#: Fields of ``provider_facts`` shown as columns of the sovereignty table.
+_FACT_FIELDS = ["legal_entity", "legal_seat_address", "certifications_scope"]
+
+
+def sovereignty_table(providers: pd.DataFrame, facts: pd.DataFrame, today: dt.date | None = None
+                      ) -> tuple[pd.DataFrame, dict]:
+    """One row per provider: jurisdiction, legal seat and certifications, each with its own source and date."""
+    out = providers[["provider_id", "name", "hq_country", "parent_jurisdiction", "eu_data_residency",
+                     "legal_seat_country", "certifications"]].copy()
+    by_field = {f: g.set_index("provider_id") for f, g in facts.groupby("field")}
+
+    def fact(field: str, column: str) -> pd.Series:
+        table = by_field.get(field)
+        if table is None:
+            return pd.Series([None] * len(out), index=out.index, dtype="object")
+        return out["provider_id"].map(table[column])
+
+    for field in _FACT_FIELDS:
+        out[field] = fact(field, "value")
+    # The seat's evidence: the seat-country fact, else the legal-entity fact.
+    out["seat_source_url"] = fact("legal_seat_country", "source_url").fillna(fact("legal_entity", "source_url"))
+    out["seat_as_of"] = fact("legal_seat_country", "as_of").fillna(fact("legal_entity", "as_of"))
+    out["seat_trust"] = fact("legal_seat_country", "verification_status").fillna(fact("legal_entity", "verification_status"))
+    out["cert_source_url"] = fact("certifications", "source_url")
+    out["cert_as_of"] = fact("certifications", "as_of")
+    out["cert_trust"] = fact("certifications", "verification_status")
+    out["certifications"] = out["certifications"].map(lambda v: v.replace(";", ", ") if v else None)
+    for col in ["legal_entity", "legal_seat_country", "legal_seat_address", "certifications", "certifications_scope",
+                "seat_as_of", "seat_trust", "cert_as_of", "cert_trust"]:
+        out[col] = out[col].astype("object").where(out[col].notna() & (out[col].astype(str) != ""), "not found")
+    out["eu_data_residency"] = out["eu_data_residency"].astype("object").where(out["eu_data_residency"].notna(),
+                                                                               "not determined")
+    out = out.sort_values(["parent_jurisdiction", "name"]).drop(columns="provider_id")
+    config = {
+        "name": st.column_config.TextColumn("Provider", pinned=True),
+        "hq_country": st.column_config.TextColumn("HQ"),
+        "parent_jurisdiction": st.column_config.TextColumn("Parent law", help="Legal home of the ultimate parent"),
+        "eu_data_residency": st.column_config.TextColumn("EU residency", help="yes: EU/EEA provider with EU/EEA sites · "
+                                                         "partial: EU sites, parent outside the EU"),
+        "legal_entity": st.column_config.TextColumn("Contracting entity"),
+        "legal_seat_country": st.column_config.TextColumn("Legal seat"),
+        "legal_seat_address": st.column_config.TextColumn("Registered address"),
+        "seat_source_url": st.column_config.LinkColumn("Seat source", display_text="source ↗"),
+        "seat_as_of": st.column_config.TextColumn("Seat as of"),
+        "seat_trust": st.column_config.TextColumn("Seat trust", help="verified: the provider's own legal notice · "
+                                                  "claimed: a third-party copy"),
+        "certifications": st.column_config.TextColumn("Certifications", help="Stated as held; 'in progress' is not counted"),
+        "certifications_scope": st.column_config.TextColumn("Scope", help="Which services or sites the certificates cover"),
+        "cert_source_url": st.column_config.LinkColumn("Cert. source", display_text="source ↗"),
+        "cert_as_of": st.column_config.TextColumn("Cert. as of"),
+        "cert_trust": st.column_config.TextColumn("Cert. trust"),
+    }
+    columns = ["name", "hq_country", "parent_jurisdiction", "eu_data_residency", "legal_entity", "legal_seat_country",
+               "legal_seat_address", "seat_source_url", "seat_as_of", "seat_trust", "certifications",
+               "certifications_scope", "cert_source_url", "cert_as_of", "cert_trust"]
+    return out[columns], config

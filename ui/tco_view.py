@@ -80,12 +80,15 @@ def apply_on_demand_preset(offers: pd.DataFrame) -> None:
 
 
 def apply_reserved_preset(offers: pd.DataFrame) -> None:
-    """on_change of the reserved offer picker: discount = 1 - reserved / on-demand price in use."""
+    """on_change of the reserved offer picker: discount = 1 - reserved / on-demand price (see below)."""
     offer_id = st.session_state.get("tco_reserved_offer")
     if offer_id not in set(offers.offer_id):
         return
     row = offers.set_index("offer_id").loc[offer_id]
-    on_demand = float(st.session_state[_key("price_on_demand_eur_per_gpu_hour")])
+    # The same offer's own on-demand price when the catalog has one (a like-for-like discount), else the
+    # on-demand price in use on the page.
+    own = row["on_demand_eur_per_gpu_hour"]
+    on_demand = float(own) if not pd.isna(own) else float(st.session_state[_key("price_on_demand_eur_per_gpu_hour")])
     if on_demand > 0 and not math.isnan(row["reserved_eur_per_gpu_hour"]):
         st.session_state[_key("reserved_discount_fraction")] = round(max(0.0, 1 - row["reserved_eur_per_gpu_hour"] / on_demand), 4)
         if not pd.isna(row["reserved_term_months"]):
@@ -113,12 +116,13 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
     c1.selectbox("Fill the on-demand price from an offer", list(labels), format_func=labels.get, index=None,
                  key="tco_on_demand_offer", placeholder="pick a catalog offer", on_change=apply_on_demand_preset,
                  args=(offers,))
-    rlabels = {r.offer_id: offer_label(r) + f" · {money(r.reserved_eur_per_gpu_hour, display)}/GPU-h"
+    rlabels = {r.offer_id: offer_label(r) + f" · {money(r.reserved_eur_per_gpu_hour, display)}/GPU-h · "
+               + (f"{int(r.reserved_term_months)}-month term" if not pd.isna(r.reserved_term_months) else "term not stated")
                for r in reserved.itertuples()}
     c2.selectbox("Fill the reserved discount from an offer", list(rlabels), format_func=rlabels.get, index=None,
                  key="tco_reserved_offer", placeholder="pick a reserved price", on_change=apply_reserved_preset,
-                 args=(offers,), help="Discount = 1 − reserved ÷ the on-demand price above. Catalog terms are "
-                 "often not stated; the term field then keeps its value.")
+                 args=(offers,), help="Discount = 1 − reserved ÷ the same offer's on-demand price (or the on-demand price above "
+                 "when the offer has none). Where the source states no term, the term field keeps its value.")
     c3.selectbox("Set power from a GPU", specs.gpu_spec_id.tolist(), index=None, key="tco_gpu_spec",
                  placeholder="pick a GPU spec", on_change=apply_gpu_preset, args=(specs,),
                  help=f"Power per GPU at the wall = TDP × {SERVER_POWER_PER_TDP} (Epoch AI chip-to-server ratio for H100).")

@@ -98,3 +98,24 @@ def test_the_filtered_offers_download_as_csv(catalog_path):
     at.button(key="prov_xlsx").click().run()
     assert not at.exception
     assert len(at.get("download_button")) == 2
+
+
+def test_sovereignty_tab_shows_each_sourced_fact_and_marks_the_rest_not_found(catalog_path):
+    at = run_page("app_pages/providers.py")
+    assert not at.exception
+    seed = load_seed()
+    frame = next(df.value for df in at.dataframe if "legal_seat_address" in df.value.columns)
+    assert len(frame) == len(seed.providers)
+    facts = {(f.provider_id, str(f.field)): f for f in seed.provider_facts}
+    names = {p.provider_id: p.name for p in seed.providers}
+    for (provider_id, field), fact in facts.items():
+        if field in ("legal_seat_country", "legal_entity", "legal_seat_address"):
+            row = frame[frame["name"] == names[provider_id]].iloc[0]
+            assert row[field] == fact.value
+    # A provider with no seat fact says "not found" instead of a guess.
+    unknown = [p for p in seed.providers if (p.provider_id, "legal_seat_country") not in facts]
+    assert unknown
+    row = frame[frame["name"] == unknown[0].name].iloc[0]
+    assert row["legal_seat_country"] == "not found"
+    summary = next(m.value for m in at.markdown if "contracting entity" in m.value)
+    assert f"legal seat of **{len(seed.providers) - len(unknown)}**" in summary

@@ -86,3 +86,27 @@ def test_seed_passes_the_hardware_truth_rules(seed):
     )
     errors = [f for o in seed.offers for f in check_offer(o.model_dump(), ctx) if f.level == "error"]
     assert errors == []
+
+
+def test_sovereignty_facts_have_one_home_and_clean_tokens(seed):
+    # providers.csv leaves seat and certifications to provider_facts.csv, so the two can never disagree.
+    for r in csv.DictReader((SEED_DIR / "providers.csv").open()):
+        assert not r["legal_seat_country"] and not r["certifications"], r["provider_id"]
+    keys = [(f.provider_id, f.field) for f in seed.provider_facts]
+    assert len(keys) == len(set(keys))
+    for fact in seed.provider_facts:
+        if fact.field == "certifications":
+            for token in fact.value.split(";"):
+                assert token and " " not in token and token == token.strip(), (fact.fact_id, token)
+        assert fact.as_of and fact.source_url.startswith("http")
+
+
+def test_commitment_rows_carry_their_terms_and_upfront_only_where_stated(seed):
+    rows = list(csv.DictReader((SEED_DIR / "offers.csv").open()))
+    for r in rows:
+        if r["upfront_pct"]:
+            assert r["price_model"].startswith("reserved"), r["offer_id"]
+            assert 0 <= float(r["upfront_pct"]) <= 100
+    by_id = {p.price_id: p for p in seed.prices}
+    upfront = [p for p in by_id.values() if p.upfront_pct is not None]
+    assert upfront and all(p.price_type == "reserved" and p.term_months for p in upfront)

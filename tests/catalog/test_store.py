@@ -194,3 +194,62 @@ def test_provider_coverage_adds_up_to_the_offers(store):
     assert cov.offers.sum() == len(offers)
     assert cov.missing_fabric.sum() == offers.inter_node.isna().sum()
     assert store.price_age_histogram(TODAY).prices.sum() == len(store.list_prices())
+
+
+def test_headline_coverage_counts_match_the_seed_rows(store):
+    seed = load_seed()
+    head = store.headline_coverage().set_index("fact")
+    offer_provider = {o.offer_id: o.provider_id for o in seed.offers}
+    committed = {offer_provider[p.offer_id] for p in seed.prices if p.price_type == "reserved" and p.term_months in (12, 36)}
+    assert head.loc["providers with a 1-year or 3-year committed price", "have"] == len(committed) >= 5
+    eur = {offer_provider[p.offer_id] for p in seed.prices if p.currency == "EUR"}
+    assert head.loc["providers with EUR list prices", "have"] == len(eur)
+    assert head.loc["providers with certifications on record", "have"] == sum(1 for p in seed.providers if p.certifications)
+    assert head.loc["providers with a legal seat on record", "have"] == sum(1 for p in seed.providers if p.legal_seat_country)
+    upfront = [p for p in seed.prices if p.price_type == "reserved"]
+    assert head.loc["committed prices stating their upfront share", "have"] == sum(p.upfront_pct is not None for p in upfront)
+    assert head.loc["committed prices stating their upfront share", "of"] == len(upfront)
+    assert (head["have"] <= head["of"]).all()
+
+
+def test_one_year_and_three_year_columns_hold_only_their_own_term(store):
+    df = offers(store).set_index("offer_id")
+    prices = store.table("prices")
+    cur = prices[prices.valid_to.isna() & (prices.price_type == "reserved")]
+    for offer_id, group in cur.groupby("offer_id"):
+        for term, col in ((12, "reserved_1y_eur_per_gpu_hour"), (36, "reserved_3y_eur_per_gpu_hour")):
+            own = group[group.term_months == term]
+            if own.empty:
+                assert pd.isna(df.loc[offer_id, col])
+            else:
+                eur = [a if c == "EUR" else a / FX for a, c in zip(own.amount_per_gpu_hour, own.currency, strict=True)]
+                assert df.loc[offer_id, col] == pytest.approx(min(eur))
+
+
+def test_provider_facts_round_trip_and_feed_the_provider_columns(store):
+    seed = load_seed()
+    facts = store.provider_facts()
+    assert len(facts) == len(seed.provider_facts) > 0
+    providers = store.table("providers").set_index("provider_id")
+    for f in facts.itertuples():
+        if f.field == "legal_seat_country":
+            assert providers.loc[f.provider_id, "legal_seat_country"] == f.value
+        if f.field == "certifications":
+            assert set(providers.loc[f.provider_id, "certifications"].split(";")) == set(f.value.split(";"))
+    assert set(store.provider_facts(["nebius"]).provider_id) <= {"nebius"}
+
+
+def test_a_catalog_built_before_provider_facts_gets_the_table_on_a_writable_open(tmp_path):
+    path = tmp_path / "old.duckdb"
+    build_catalog(path)
+    con = duckdb.connect(str(path))
+    con.execute("DROP TABLE provider_facts")  # what a catalog built by the first schema-1 release looks like
+    con.close()
+    with CatalogStore(path, read_only=True) as old:
+        assert old.provider_facts().empty  # read-only: left as it is, reads show no facts
+        assert "provider_facts" not in set(old.stale_rows(TODAY).table_name)
+    with CatalogStore(path) as upgraded:
+        assert upgraded.provider_facts().empty
+        assert len(upgraded.table("offers")) == len(load_seed().offers)  # nothing else touched
+    with CatalogStore(path, read_only=True) as again:
+        assert again._has_table("provider_facts")
