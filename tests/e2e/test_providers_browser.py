@@ -35,3 +35,16 @@ def test_sidebar_currency_switch_changes_the_prices(page: Page, app_url: str):
     page.locator('[data-testid="stSidebar"] [data-testid="stRadioOption"]').filter(has_text="USD").click()
     expect(page.get_by_text(re.compile(r"prices in USD"))).to_be_visible(timeout=20_000)
     expect(page.get_by_label("Max price ($ per GPU-hour)", exact=True)).to_be_visible()
+
+
+def test_legal_seat_tab_shows_sourced_facts_and_the_certification_matrix(page: Page, app_url: str):
+    page.goto(f"{app_url}/providers")
+    expect(page.get_by_role("heading", name="Providers & offers")).to_be_visible(timeout=30_000)
+    page.get_by_role("tab", name="Legal seat & certifications").click()
+    seed = load_seed()
+    seats = sum(1 for p in seed.providers if p.legal_seat_country)
+    expect(page.get_by_text(re.compile(rf"the legal seat of {seats} "))).to_be_visible(timeout=20_000)
+    certified = [p for p in seed.providers if p.certifications]
+    matrix = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="Certifications each provider states")
+    expect(matrix).to_be_visible(timeout=30_000)
+    expect(matrix).to_contain_text(certified[0].name)
