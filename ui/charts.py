@@ -171,5 +171,8 @@ def certification_matrix(providers: pd.DataFrame) -> go.Figure:
         ))
     fig.update_xaxes(categoryorder="array", categoryarray=order, side="top", tickangle=-40)
     fig.update_yaxes(categoryorder="array", categoryarray=by_count)
-    return style(fig, height=max(300, 60 + 34 * len(by_count)),
-                 title="Certifications each provider states it holds (empty = none found in a source)")
+    style(fig, height=max(340, 230 + 34 * len(by_count)),
+          title="Certifications each provider states it holds (empty = none found in a source)")
+    # Certificate names sit above the grid, so the title needs room and the legend goes below.
+    fig.update_layout(margin=dict(t=190, b=10), legend=dict(orientation="h", yanchor="top", y=-0.02, x=0))
+    return fig
