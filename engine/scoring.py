@@ -6,8 +6,8 @@ The pipeline, in the order it runs (:func:`rank_alternatives` runs it end to end
    offer, one column per :data:`CRITERIA` entry, in the criterion's unit. Categories (fabric, memory
    type, support, ...) become numbers through the documented mappings below. A value the catalog does
    not state is NaN and stays visible in :attr:`DecisionMatrix.missing`; it is never read as zero.
-2. **Hard constraints** (:func:`apply_constraints`): EU data centre, EU parent jurisdiction, InfiniBand,
-   SXM, maximum price. They filter *before* ranking and every excluded offer comes back with its
+2. **Hard constraints** (:func:`apply_constraints`): EU data centre, EU parent jurisdiction, EU legal
+   seat, required certifications, InfiniBand, SXM, maximum price. They filter *before* ranking and every excluded offer comes back with its
    reasons. A constrained field that is not stated excludes the offer ("not stated"): a constraint is
    never passed on missing data.
 3. **Missing-data rule** (:class:`MissingRule`): ``worst`` (default) scores a missing value as the worst
@@ -163,6 +163,13 @@ class TopsisNormalisation(enum.StrEnum):
     VECTOR = "vector"  #: r = x / sqrt(sum x^2) (Hwang & Yoon [2]; domain-model section 8)
     MIN_MAX = "min_max"  #: benefit-oriented min-max (pymcdm's default for TOPSIS)
 
+
+#: EU member states plus the EEA countries (IS, LI, NO), ISO 3166-1 alpha-2: where a legal seat counts as
+#: "in the EU/EEA". Source: https://european-union.europa.eu/principles-countries-history/eu-countries_en
+#: and the EEA Agreement (https://www.efta.int/eea), as of 2026.
+EU_EEA_COUNTRY_CODES = frozenset(
+    "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO".split()
+)
 
 #: Dirichlet concentration c of the weight Monte Carlo [-]: weights are drawn with alpha = c * w, so
 #: the mean is w and the standard deviation of one weight is sqrt(w (1 - w) / (c + 1)); c = 20 gives
@@ -380,6 +387,7 @@ class Assumption(NamedTuple):
 #: Keys of :attr:`DecisionMatrix.attributes`, the raw facts the hard constraints read.
 CONSTRAINT_ATTRIBUTES = (
     "is_eu_datacenter", "parent_jurisdiction", "inter_node", "form_factor", "price_eur_per_gpu_hour",
+    "legal_seat_country", "certifications",
 )
 
 
@@ -627,6 +635,8 @@ def build_decision_matrix(
         "inter_node": np.array([text_or_none(v) for v in inter_node], dtype=object),
         "form_factor": np.array([text_or_none(v) for v in col("form_factor")], dtype=object),
         "price_eur_per_gpu_hour": price,
+        "legal_seat_country": np.array([text_or_none(v) for v in col("legal_seat_country")], dtype=object),
+        "certifications": np.array([text_or_none(v) for v in col("certifications")], dtype=object),
     }
     return DecisionMatrix(values, CRITERIA, ids, labels, attributes, basis, today)
 
@@ -690,10 +700,16 @@ class Constraints(BaseModel):
     max_price_eur_per_gpu_hour: float | None = Field(
         None, gt=0, description="Maximum effective price [EUR/GPU-h]"
     )
+    eu_legal_seat_only: bool = Field(
+        False, description="Provider's registered office in an EU/EEA country (from its legal notice)"
+    )
+    required_certifications: tuple[str, ...] = Field(
+        (), description="Certificates the provider must state it holds, e.g. ('ISO27001', 'BSI-C5')"
+    )
 
     def active(self) -> tuple[str, ...]:
         """Names of the constraints that are switched on."""
-        return tuple(name for name, value in self.model_dump().items() if value is not None and value is not False)
+        return tuple(name for name, value in self.model_dump().items() if value not in (None, False, ()))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -749,6 +765,8 @@ def apply_constraints(
         "infiniband_only": "inter_node",
         "sxm_only": "form_factor",
         "max_price_eur_per_gpu_hour": price_key,
+        "eu_legal_seat_only": "legal_seat_country",
+        "required_certifications": "certifications",
     }
     if isinstance(data, DecisionMatrix):
         n = len(data.ids)
@@ -791,6 +809,20 @@ def apply_constraints(
                 why[i].append("price: not stated")
             elif not float(v) <= cap:  # type: ignore[arg-type]
                 why[i].append(f"price {float(v):.2f} EUR/GPU-h above the maximum {cap:.2f}")  # type: ignore[arg-type]
+    if constraints.eu_legal_seat_only:
+        for i, v in enumerate(column("legal_seat_country")):
+            if _is_missing(v) or str(v).strip() in NOT_STATED:
+                why[i].append("legal seat: not stated")
+            elif str(v).strip() not in EU_EEA_COUNTRY_CODES:
+                why[i].append(f"legal seat: {v}, outside the EU/EEA")
+    if constraints.required_certifications:
+        for i, v in enumerate(column("certifications")):
+            held = set() if _is_missing(v) else {t.strip() for t in str(v).split(";") if t.strip()}
+            lacking = [c for c in constraints.required_certifications if c not in held]
+            if lacking and not held:
+                why[i].append("certifications: none on record")
+            elif lacking:
+                why[i].append("certifications: " + ", ".join(lacking) + " not on record")
     keep = np.array([not w for w in why], dtype=bool)
     return keep, {i: tuple(w) for i, w in enumerate(why) if w}
 

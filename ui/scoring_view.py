@@ -55,7 +55,9 @@ CONSTRAINT_LABEL = {
     "eu_jurisdiction_only": "EU-controlled provider only",
     "infiniband_only": "InfiniBand between nodes only",
     "sxm_only": "SXM boards only",
+    "eu_legal_seat_only": "EU/EEA legal seat only",
     "max_price_eur_per_gpu_hour": "Maximum price",
+    "required_certifications": "Required certifications",
 }
 CONSTRAINT_HELP = {
     "eu_resident_only": "The data-centre country is stated and in the EU/EEA. A country the source does not state fails.",
@@ -64,13 +66,16 @@ CONSTRAINT_HELP = {
     "infiniband_only": "InfiniBand (NDR or HDR) between nodes, as documented for the instance family. Most sources do "
                        "not state the fabric: those offers fail.",
     "sxm_only": "SXM boards (NVLink/NVSwitch-capable), not PCIe or OAM.",
+    "eu_legal_seat_only": "The provider's registered office, as its legal notice states it, is in the EU/EEA. "
+                          "Providers whose seat no source states fail (see Providers → Legal seat & certifications).",
 }
 _KEYS = {name: f"_sc_{short}" for name, short in [
     ("preset", "preset"), ("method", "method"), ("missing", "missing"), ("price_basis", "basis"),
     ("concentration", "conc"), ("eu_resident_only", "eu_dc"), ("eu_jurisdiction_only", "eu_jur"),
-    ("infiniband_only", "ib"), ("sxm_only", "sxm"), ("max_price", "max_price")]}
+    ("infiniband_only", "ib"), ("sxm_only", "sxm"), ("eu_legal_seat_only", "eu_seat"), ("max_price", "max_price"),
+    ("required_certifications", "certs")]}
 _PRICE_CCY = "_sc_max_price_ccy"
-TOGGLES = ("eu_resident_only", "eu_jurisdiction_only", "infiniband_only", "sxm_only")
+TOGGLES = ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only", "infiniband_only", "sxm_only")
 #: Criterion -> catalog column whose text is shown in the table (categories read better than their scores).
 FACT_COLUMN = {
     "intra_node_score": "intra_node", "inter_node_fabric_score": "inter_node", "memory_type_score": "memory_type",
@@ -104,6 +109,7 @@ def _init_widgets(section: ScoringSection, display: DisplaySettings) -> None:
     values = {"preset": section.preset, "method": section.method, "missing": section.missing,
               "price_basis": section.price_basis,
               "concentration": min(CONCENTRATIONS, key=lambda c: abs(c - section.concentration)),
+              "required_certifications": list(section.constraints.required_certifications),
               **{t: getattr(section.constraints, t) for t in TOGGLES}}
     for name, value in values.items():
         ss.setdefault(_KEYS[name], value)
@@ -122,6 +128,7 @@ def apply_preset() -> None:
         ss[weight_key(c.name)] = int(round(preset.weight_points.get(c.name, 0)))
     for t in TOGGLES:
         ss[_KEYS[t]] = getattr(preset.constraints, t)
+    ss[_KEYS["required_certifications"]] = list(preset.constraints.required_certifications)
     section = get_scenario().scoring
     cap, display = preset.constraints.max_price_eur_per_gpu_hour, get_scenario().display
     ss[_KEYS["max_price"]] = None if cap is None else round(float(from_eur(cap, display.currency, display.usd_per_eur)), 2)
@@ -169,6 +176,12 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         b.markdown("**Hard constraints** (filter before ranking)")
         for t in TOGGLES:
             b.toggle(CONSTRAINT_LABEL[t], key=_KEYS[t], help=CONSTRAINT_HELP[t])
+        held = sorted({t for v in offers(None, display.usd_per_eur)["certifications"].dropna() for t in v.split(";") if t}
+                      | set(ss[_KEYS["required_certifications"]]))
+        b.multiselect(CONSTRAINT_LABEL["required_certifications"], held, key=_KEYS["required_certifications"],
+                      placeholder="none required",
+                      help="The provider must state it holds every one of these (e.g. ISO27001, BSI-C5). A "
+                           "certificate not on record fails: most providers publish none in the consulted sources.")
         b.number_input(f"Maximum price ({sym} per GPU-hour)", min_value=0.01, value=None, step=0.1, format="%.2f",
                        key=_KEYS["max_price"], placeholder="no limit",
                        help="Applies to the effective price (the price basis on the right). No price stated: fails.")
@@ -182,7 +195,9 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
                     help="Which catalog price of each offer is its effective price.")
         points = _draw_weights(display)
         edited = {k: v for k, v in points.items() if v != preset.weight_points.get(k, 0)}
-        if edited or any(ss[_KEYS[t]] != getattr(preset.constraints, t) for t in TOGGLES) or ss[_KEYS["max_price"]]:
+        changed = any(ss[_KEYS[t]] != getattr(preset.constraints, t) for t in TOGGLES) or (
+            tuple(ss[_KEYS["required_certifications"]]) != preset.constraints.required_certifications)
+        if edited or changed or ss[_KEYS["max_price"]]:
             a.caption(f"Edited from the preset ({len(edited)} weights changed).")
             a.button("Reset to the preset", key="_sc_reset", on_click=apply_preset, icon=":material/restart_alt:")
     if sum(points.values()) <= 0:
@@ -197,7 +212,8 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         cap = float(to_eur(shown_cap, display.currency, display.usd_per_eur))
     section = ScoringSection(
         preset=preset.name, weight_points=points,
-        constraints=Constraints(**{t: bool(ss[_KEYS[t]]) for t in TOGGLES}, max_price_eur_per_gpu_hour=cap),
+        constraints=Constraints(**{t: bool(ss[_KEYS[t]]) for t in TOGGLES}, max_price_eur_per_gpu_hour=cap,
+                                required_certifications=tuple(ss[_KEYS["required_certifications"]])),
         method=ss[_KEYS["method"]], missing=ss[_KEYS["missing"]], price_basis=ss[_KEYS["price_basis"]],
         concentration=float(ss[_KEYS["concentration"]]),
     )

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from catalog.models import EU_EEA_COUNTRIES
 from catalog.store import CatalogStore, OfferFilter
 from engine.money import DEFAULT_USD_PER_EUR
 from engine.scoring import PRESETS, ScoringResult, build_decision_matrix, rank_alternatives
@@ -161,3 +162,24 @@ def test_max_price_is_entered_in_the_display_currency(scoring):
     cap = scoring.session_state["scenario"].scoring.constraints.max_price_eur_per_gpu_hour
     assert cap == pytest.approx(2.0 / DEFAULT_USD_PER_EUR)
     assert "**Maximum price $2.00**: removes" in text(scoring)
+
+
+def test_required_certification_and_eu_seat_filter_by_provider_facts(scoring, catalog_path):
+    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    n_all = len(ranking(scoring))
+    scoring.multiselect(key="_sc_certs").set_value(["ISO27001"]).run()
+    scoring.toggle(key="_sc_eu_seat").set_value(True).run()
+    assert not scoring.exception
+    with CatalogStore(catalog_path) as store:
+        providers = store.table("providers").set_index("provider_id")
+    ok = {pid for pid, p in providers.iterrows()
+          if "ISO27001" in (p.certifications or "").split(";") and p.legal_seat_country in EU_EEA_COUNTRIES}
+    assert ok  # e.g. OVHcloud, Scaleway, Gcore hold ISO 27001 and sit in the EU
+    left = ranking(scoring)
+    assert 0 < len(left) < n_all
+    names = providers["name"]
+    assert set(left["Provider"]) <= {names[pid] for pid in ok}
+    section = scoring.session_state["scenario"].scoring
+    assert section.constraints.required_certifications == ("ISO27001",) and section.constraints.eu_legal_seat_only
+    why = excluded(scoring)
+    assert why["Reasons"].str.contains("certifications: |legal seat: ").all()

@@ -375,6 +375,8 @@ class TestProperties:
                 st.sampled_from(["InfiniBand-NDR", "InfiniBand-HDR", "RoCEv2", "Ethernet", "none", None]),
                 st.sampled_from(["SXM", "PCIe", "OAM", None]),
                 st.one_of(st.none(), st.floats(0.1, 10.0)),
+                st.sampled_from(["NL", "DE", "US", "GB", None]),
+                st.sampled_from(["ISO27001;SOC2", "SOC2", "ISO27001", "BSI-C5;ISO27001", None]),
             ),
             min_size=1,
             max_size=25,
@@ -386,6 +388,8 @@ class TestProperties:
             infiniband_only=st.booleans(),
             sxm_only=st.booleans(),
             max_price_eur_per_gpu_hour=st.one_of(st.none(), st.floats(0.5, 8.0)),
+            eu_legal_seat_only=st.booleans(),
+            required_certifications=st.sampled_from([(), ("ISO27001",), ("ISO27001", "BSI-C5"), ("SOC2",)]),
         ),
     )
     def test_constraints_never_let_a_violating_alternative_through(self, rows, constraints):
@@ -393,11 +397,16 @@ class TestProperties:
         attrs = {
             "is_eu_datacenter": cols[0], "parent_jurisdiction": cols[1], "inter_node": cols[2],
             "form_factor": cols[3], "price_eur_per_gpu_hour": [np.nan if p is None else p for p in cols[4]],
+            "legal_seat_country": cols[5], "certifications": cols[6],
         }
         keep, why = apply_constraints(attrs, constraints)
         assert set(np.flatnonzero(~keep).tolist()) == set(why)
         for i in np.flatnonzero(keep):
-            eu, jur, fabric, form, price = rows[i]
+            eu, jur, fabric, form, price, seat, certs = rows[i]
+            if constraints.eu_legal_seat_only:
+                assert seat in ("NL", "DE")
+            held = set((certs or "").split(";"))
+            assert all(c in held for c in constraints.required_certifications)
             if constraints.eu_resident_only:
                 assert eu is True
             if constraints.eu_jurisdiction_only:
@@ -498,6 +507,28 @@ class TestConstraints:
         assert keep.tolist() == [True, False, False]
         assert why[2] == ("form factor: not stated", "price: not stated")
         assert apply_constraints(df, Constraints())[0].tolist() == [True, True, True]
+
+    def test_legal_seat_and_certifications_exclude_with_reasons(self):
+        attrs = {
+            "legal_seat_country": ["NL", "US", None, "GB", "DE"],
+            "certifications": ["ISO27001;SOC2", "ISO27001", None, "ISO27001;BSI-C5", "BSI-C5"],
+        }
+        keep, why = apply_constraints(attrs, Constraints(eu_legal_seat_only=True,
+                                                         required_certifications=("ISO27001",)))
+        assert keep.tolist() == [True, False, False, False, False]
+        assert why[1] == ("legal seat: US, outside the EU/EEA",)
+        assert why[2] == ("legal seat: not stated", "certifications: none on record")
+        assert why[3] == ("legal seat: GB, outside the EU/EEA",)  # the UK left the EU
+        assert why[4] == ("certifications: ISO27001 not on record",)
+        both = Constraints(required_certifications=("ISO27001", "BSI-C5"))
+        assert apply_constraints(attrs, both)[0].tolist() == [False, False, False, True, False]
+        assert Constraints(required_certifications=()).active() == ()
+
+    def test_eu_set_matches_the_catalog_definition(self):
+        from catalog.models import EU_EEA_COUNTRIES
+        from engine.scoring import EU_EEA_COUNTRY_CODES
+
+        assert EU_EEA_COUNTRY_CODES == EU_EEA_COUNTRIES
 
     def test_missing_column_for_an_active_constraint_raises(self):
         with pytest.raises(KeyError, match="form_factor"):
