@@ -365,6 +365,7 @@ def _apply(self: CatalogStore, change_set: ChangeSet, editor: Editor, usd_per_eu
                              None if after is None else json.dumps(_content(after))])
             if conflicts:
                 raise ConflictError(conflicts)
+            _sync_provider_columns(cur, change_set.changes, rows, change_set_id, len(indexed), editor.name)
             cur.execute("UPDATE catalog_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) WHERE key = 'data_version'")
             cur.execute("COMMIT")
         except duckdb.ConstraintException as exc:
@@ -374,6 +375,45 @@ def _apply(self: CatalogStore, change_set: ChangeSet, editor: Editor, usd_per_eu
             cur.execute("ROLLBACK")
             raise
     return ApplyResult(change_set_id=change_set_id, rows=len(change_set.changes), warnings=warnings)
+
+
+#: provider_facts fields that the providers table carries as a column (filters and scoring read the column).
+_FACT_COLUMNS = ("legal_seat_country", "certifications")
+
+
+def _sync_provider_columns(cur, changes: list[RowChange], rows: list[dict | None], change_set_id: int, seq: int,
+                           editor: str) -> None:
+    """Keep ``providers.legal_seat_country`` / ``certifications`` equal to their sourced facts.
+
+    Runs inside the change set's transaction after its rows are written: every provider whose seat or
+    certification fact was inserted, changed or deleted gets the fact's value (nothing on record when
+    the fact is gone), with a row version bump and a change-log entry of its own.
+    """
+    touched: set[str] = set()
+    for change, row in zip(changes, rows, strict=True):
+        if change.table != "provider_facts":
+            continue
+        provider, _, fact_field = change.key.partition(":")
+        if fact_field in _FACT_COLUMNS:
+            touched.add(row["provider_id"] if row is not None else provider)
+    for provider_id in sorted(touched):
+        current = _get_row(cur, "providers", provider_id)
+        if current is None:
+            continue
+        facts = dict(cur.execute(
+            "SELECT field, value FROM provider_facts WHERE provider_id = ? AND list_contains(?, field)",
+            [provider_id, list(_FACT_COLUMNS)]).fetchall())
+        seat = facts.get("legal_seat_country")
+        certs = ";".join(t.strip() for t in facts.get("certifications", "").split(";") if t.strip())
+        if current["legal_seat_country"] == seat and current["certifications"] == certs:
+            continue
+        cur.execute("UPDATE providers SET legal_seat_country = ?, certifications = ?, row_version = row_version + 1, "
+                    "updated_by = ? WHERE provider_id = ?", [seat, certs, editor, provider_id])
+        seq += 1
+        after = _get_row(cur, "providers", provider_id)
+        cur.execute("INSERT INTO change_log VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [change_set_id, seq, "providers", provider_id, "update", json.dumps(_content(current)),
+                     json.dumps(_content(after))])
 
 
 def _restore_changes(cur, to_change_set_id: int, table: str | None, key: str | None) -> list[RowChange]:
@@ -455,7 +495,10 @@ class _Writes:
         private negotiated prices only with ``include_private``)."""
         if table not in TABLE_KEYS:
             raise CatalogError(f"unknown table {table!r}")
-        cols = ", ".join([c for c in _TABLE_COLUMNS[table] if c not in _META_COLUMNS] + ["row_version", "updated_by"])
+        names = [c for c in _TABLE_COLUMNS[table] if c not in _META_COLUMNS] + ["row_version", "updated_by"]
+        if not self._has_table(table):  # an older read-only catalog without a table added since
+            return pd.DataFrame(columns=names)
+        cols = ", ".join(names)
         conditions = []
         if table == "prices" and current_only:
             conditions.append("valid_to IS NULL")

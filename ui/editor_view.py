@@ -17,6 +17,7 @@ EDITABLE_TABLES = {
     "prices": "Prices",
     "offers": "Offers",
     "providers": "Providers",
+    "provider_facts": "Provider facts (legal seat, certifications)",
     "gpu_specs": "GPU specs",
     "gpu_aliases": "GPU name aliases",
 }

@@ -66,7 +66,7 @@ def signed_in(catalog_path):
 
 
 def _row_index(catalog_path, table, key):
-    table_key = {"prices": "price_id", "providers": "provider_id"}[table]
+    table_key = {"prices": "price_id", "providers": "provider_id", "provider_facts": "fact_id"}[table]
     with CatalogStore(catalog_path) as s:
         return int(s.editable_rows(table).reset_index(drop=True).query(f"{table_key} == @key").index[0])
 
@@ -122,3 +122,16 @@ def test_three_price_edits_of_one_row_on_one_day_all_save(catalog_path):
             s.apply_changes(ChangeSet(changes=changes, message=f"edit {i}"), alice)
         history = s.list_prices(current_only=False).query("offer_id == 'scaleway-h100-pcie-h100-1-80g-fr-par-2-eur'")
         assert sorted(history.amount_per_gpu_hour) == [2.3, 2.4, 2.5, 2.87]
+
+
+def test_a_certification_fact_edit_in_the_editor_updates_the_provider(signed_in, catalog_path):
+    at = signed_in
+    idx = _row_index(catalog_path, "provider_facts", "ionos:certifications")
+    at.session_state["ed_provider_facts"] = {"edited_rows": {idx: {"value": "ISO27001;BSI-C5"}}, "added_rows": [],
+                                             "deleted_rows": []}
+    at.text_input(key="ed_msg_provider_facts").set_value("IONOS C5 attestation, checked 2026-12-01")
+    at.button(key="ed_save_provider_facts").click().run()
+    assert any("Saved change set #1" in s.value for s in at.success), [e.value for e in at.error]
+    with CatalogStore(catalog_path) as s:
+        assert s.row("providers", "ionos")["certifications"] == "ISO27001;BSI-C5"
+        assert s.row("provider_facts", "ionos:certifications")["updated_by"] == "alice"

@@ -188,3 +188,32 @@ def test_a_private_price_needs_an_expiry_date(store):
     change = _quote(store, None)
     with pytest.raises(ChangeValidationError, match="expiry date"):
         store.apply_changes(ChangeSet(changes=[change], message="x"), ALICE)
+
+
+def test_a_certification_fact_edit_updates_the_provider_column_in_the_same_change_set(store):
+    assert store.row("providers", "nebius")["certifications"] == ""
+    fact = {"fact_id": "nebius:certifications", "provider_id": "nebius", "field": "certifications",
+            "value": "ISO27001; SOC2", "source_url": "https://nebius.com/trust-center", "as_of": "2026-12-01",
+            "verification_status": "verified", "notes": "test"}
+    result = store.apply_changes(ChangeSet(changes=[RowChange(table="provider_facts", action="insert",
+                                                              key=fact["fact_id"], values=fact)],
+                                           message="Nebius audits done"), ALICE)
+    provider = store.row("providers", "nebius")
+    assert provider["certifications"] == "ISO27001;SOC2" and provider["updated_by"] == ALICE.name
+    log = store.change_log(result.change_set_id)
+    assert list(zip(log.table_name, log.action, strict=True)) == [("provider_facts", "insert"), ("providers", "update")]
+    # Deleting the fact leaves nothing on record; restoring brings the value back.
+    row = store.row("provider_facts", "nebius:certifications")
+    store.apply_changes(ChangeSet(changes=[RowChange(table="provider_facts", action="delete", key="nebius:certifications",
+                                                     expected_version=row["row_version"])], message="withdrawn"), ALICE)
+    assert store.row("providers", "nebius")["certifications"] == ""
+    store.restore(result.change_set_id, ALICE)
+    assert store.row("providers", "nebius")["certifications"] == "ISO27001;SOC2"
+
+
+def test_a_seat_fact_with_a_bad_country_code_is_refused_and_nothing_changes(store):
+    checksum = store.content_checksum()
+    bad = edited(store, "provider_facts", "nebius:legal_seat_country", value="Netherlands")
+    with pytest.raises(ChangeValidationError, match="ISO 3166"):
+        store.apply_changes(ChangeSet(changes=[bad], message="x"), ALICE)
+    assert store.content_checksum() == checksum and store.row("providers", "nebius")["legal_seat_country"] == "NL"
