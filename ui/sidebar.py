@@ -26,14 +26,17 @@ def _store_display() -> None:
 
 def draw_sidebar() -> DisplaySettings:
     display = get_scenario().display
-    st.session_state.setdefault("_currency", display.currency)
-    st.session_state.setdefault("_usd_per_eur", display.usd_per_eur)
+    # The widgets' defaults are the scenario's values (not pre-set in session state): if Streamlit drops a
+    # widget's state (a page switch racing the first run, a loaded scenario), the widget comes back with the
+    # scenario's value. With a pre-set state and no `value`, it came back at min_value (0.5 USD/EUR) and
+    # priced every USD offer 2.08x too high in that session.
     with st.sidebar:
-        st.radio("Currency", ["EUR", "USD"], key="_currency", horizontal=True, on_change=_store_display,
+        st.radio("Currency", ["EUR", "USD"], index=["EUR", "USD"].index(display.currency), key="_currency",
+                 horizontal=True, on_change=_store_display,
                  help="Prices stay in the provider's own currency in the catalog; they are converted once, for display.")
         st.number_input(
-            "Exchange rate (USD per EUR)", min_value=0.5, max_value=2.0, step=0.0001, format="%.4f",
-            key="_usd_per_eur", on_change=_store_display,
+            "Exchange rate (USD per EUR)", min_value=0.5, max_value=2.0, value=float(display.usd_per_eur), step=0.0001,
+            format="%.4f", key="_usd_per_eur", on_change=_store_display,
             help=f"Default: {DEFAULT_USD_PER_EUR} = {DEFAULT_FX_SOURCE}, {DEFAULT_FX_AS_OF}. Enter today's ECB rate.",
         )
         if abs(st.session_state["_usd_per_eur"] - DEFAULT_USD_PER_EUR) < 1e-12:
