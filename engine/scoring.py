@@ -152,7 +152,9 @@ class PriceBasis(enum.StrEnum):
     """Which catalog price is the effective price [EUR/GPU-h]."""
 
     ON_DEMAND = "on_demand"  #: ``on_demand_eur_per_gpu_hour``
-    RESERVED = "reserved"  #: ``reserved_eur_per_gpu_hour`` (needs a commitment)
+    RESERVED = "reserved"  #: ``reserved_eur_per_gpu_hour`` (needs a commitment; cheapest of any term)
+    RESERVED_1Y = "reserved_1y"  #: ``reserved_1y_eur_per_gpu_hour`` (a 12-month commitment)
+    RESERVED_3Y = "reserved_3y"  #: ``reserved_3y_eur_per_gpu_hour`` (a 36-month commitment)
     SPOT = "spot"  #: ``spot_eur_per_gpu_hour`` (can be pre-empted)
     CHEAPEST = "cheapest"  #: lowest of on-demand, reserved and spot that the catalog states
 
@@ -517,6 +519,8 @@ def _date_lower_bound(value: object) -> dt.date | None:
 _PRICE_COLUMNS = {
     PriceBasis.ON_DEMAND: ("on_demand_eur_per_gpu_hour",),
     PriceBasis.RESERVED: ("reserved_eur_per_gpu_hour",),
+    PriceBasis.RESERVED_1Y: ("reserved_1y_eur_per_gpu_hour",),
+    PriceBasis.RESERVED_3Y: ("reserved_3y_eur_per_gpu_hour",),
     PriceBasis.SPOT: ("spot_eur_per_gpu_hour",),
     PriceBasis.CHEAPEST: ("on_demand_eur_per_gpu_hour", "reserved_eur_per_gpu_hour", "spot_eur_per_gpu_hour"),
 }

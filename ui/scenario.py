@@ -54,7 +54,7 @@ class WorkloadSection(BaseModel):
     inference: InferenceService = InferenceService.from_preset("llama-2-70b", prompt_tokens=1000, output_tokens=200,
                                                                batch_size=16)
     missing_fabric: Literal["exclude", "assume_default"] = "exclude"
-    price_type: Literal["on-demand", "spot", "reserved", "cheapest"] = "on-demand"
+    price_type: Literal["on-demand", "spot", "reserved", "reserved-1y", "reserved-3y", "cheapest"] = "on-demand"
     tokens_per_day: float = Field(default=100e6, gt=0, le=1e15, description="generated tokens per day [-]")
     latency_target_s: float = Field(default=10.0, gt=0, le=3600, description="request latency target [s]")
 
@@ -70,7 +70,7 @@ class ScoringSection(BaseModel):
     constraints: Constraints = PRESETS["Regulated enterprise"].constraints  # the default preset's
     method: Literal["weighted_sum", "topsis"] = "weighted_sum"
     missing: Literal["worst", "exclude"] = "worst"
-    price_basis: Literal["on_demand", "reserved", "spot", "cheapest"] = "on_demand"
+    price_basis: Literal["on_demand", "reserved", "reserved_1y", "reserved_3y", "spot", "cheapest"] = "on_demand"
     concentration: float = Field(default=20.0, gt=0, le=1000, description="Dirichlet concentration [-]")
     group_code: str | None = None  # group-weighting session of a workshop
     group_votes: dict[str, dict[str, float]] = Field(default_factory=dict)  # participant -> weight points

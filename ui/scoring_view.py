@@ -48,7 +48,8 @@ MISSING_EXPLAIN = {
              "never ranks above a stated one.",
     "exclude": "Offers missing any criterion that carries weight are left out and listed below with the reason.",
 }
-BASIS_LABEL = {"on_demand": "On-demand", "reserved": "Reserved (commitment)", "spot": "Spot (interruptible)",
+BASIS_LABEL = {"on_demand": "On-demand", "reserved": "Reserved, any term", "reserved_1y": "1-year commitment",
+               "reserved_3y": "3-year commitment", "spot": "Spot (interruptible)",
                "cheapest": "Cheapest stated, any type"}
 CONSTRAINT_LABEL = {
     "eu_resident_only": "EU/EEA data centre only",

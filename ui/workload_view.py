@@ -35,8 +35,10 @@ from ui.scenario import DisplaySettings, WorkloadSection, get_scenario, update_s
 
 CUSTOM = "custom"
 PRICE_COLUMN = {"on-demand": "on_demand_eur_per_gpu_hour", "spot": "spot_eur_per_gpu_hour",
-                "reserved": "reserved_eur_per_gpu_hour", "cheapest": "best_selected_eur_per_gpu_hour"}
-PRICE_LABEL = {"on-demand": "On-demand", "spot": "Spot (interruptible)", "reserved": "Reserved (commitment)",
+                "reserved": "reserved_eur_per_gpu_hour", "reserved-1y": "reserved_1y_eur_per_gpu_hour",
+                "reserved-3y": "reserved_3y_eur_per_gpu_hour", "cheapest": "best_selected_eur_per_gpu_hour"}
+PRICE_LABEL = {"on-demand": "On-demand", "spot": "Spot (interruptible)", "reserved": "Reserved, any term",
+               "reserved-1y": "1-year commitment", "reserved-3y": "3-year commitment",
                "cheapest": "Cheapest stated, any type"}
 POLICY_LABEL = {"exclude": "Leave the offer out", "assume_default": "Assume stated defaults"}
 WEIGHT_BYTES = {2.0: "BF16 / FP16 (2 B)", 1.0: "FP8 / INT8 (1 B)", 0.5: "INT4 (0.5 B)"}

@@ -183,3 +183,19 @@ def test_required_certification_and_eu_seat_filter_by_provider_facts(scoring, ca
     assert section.constraints.required_certifications == ("ISO27001",) and section.constraints.eu_legal_seat_only
     why = excluded(scoring)
     assert why["Reasons"].str.contains("certifications: |legal seat: ").all()
+
+
+def test_three_year_commitment_basis_ranks_only_offers_with_a_three_year_price(scoring, catalog_path):
+    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    scoring.selectbox(key="_sc_basis").set_value("reserved_3y").run()
+    scoring.radio(key="_sc_missing").set_value("exclude").run()  # an offer without that price is left out
+    assert not scoring.exception
+    with CatalogStore(catalog_path) as store:
+        frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
+    p = PRESETS["Cheapest inference"]
+    matrix = build_decision_matrix(frame, price_basis="reserved_3y", reference_date=dt.date.today())
+    expected = rank_alternatives(matrix, p.weights(), constraints=p.constraints, missing="exclude")
+    with_3y = set(frame.loc[frame["reserved_3y_eur_per_gpu_hour"].notna(), "offer_id"])
+    assert 0 < len(ranking(scoring)) == len(expected.ids)
+    assert set(expected.ids) <= with_3y
+    assert scoring.session_state["scenario"].scoring.price_basis == "reserved_3y"

@@ -124,3 +124,25 @@ def test_pareto_front_keeps_ties_and_drops_dominated_points():
     time = np.array([1.0, 2.0, 2.0, 3.0, 1.0, np.nan, 0.5])
     cost = np.array([5.0, 3.0, 4.0, 3.0, 5.0, 1.0, 9.0])
     assert pareto_front(time, cost).tolist() == [True, True, False, False, True, False, True]
+
+
+def test_one_and_three_year_commitment_prices_rank_only_offers_with_that_term(at, catalog_path):
+    import datetime as dt
+
+    from catalog.store import CatalogStore, OfferFilter
+    from engine.money import DEFAULT_USD_PER_EUR
+
+    with CatalogStore(catalog_path) as store:
+        frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
+    prices = frame.set_index("offer_id")
+    on_demand = ranking(at)
+    for choice, column in (("reserved-1y", "reserved_1y_eur_per_gpu_hour"), ("reserved-3y", "reserved_3y_eur_per_gpu_hour")):
+        at.selectbox(key="_wl_price").set_value(choice).run()
+        assert not at.exception
+        table = ranking(at)
+        assert len(table) > 0 and prices.loc[table.index, column].notna().all()
+        np.testing.assert_allclose(table["price_eur_per_gpu_hour"], prices.loc[table.index, column])
+        # A commitment is cheaper than the same offer on demand wherever both are priced.
+        both = table.index.intersection(on_demand.index)
+        assert len(both) and (table.loc[both, "cost_eur"] < on_demand.loc[both, "cost_eur"]).all()
+    assert at.session_state["scenario"].workload.price_type == "reserved-3y"
