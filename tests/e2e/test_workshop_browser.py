@@ -60,3 +60,30 @@ def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browse
             f"session B FX input={other.locator(fx).input_value()!r}; A: {verdict!r}; B: {other_verdict.inner_text()!r}"
         ) from None
     fresh.close()
+
+
+def test_share_link_keeps_the_exchange_rate_when_the_server_is_busy(browser: Browser, app_url: str):
+    """Regression: under CPU contention a session opened from a share link came back with the sidebar's exchange
+    rate at the widget's min_value (0.5), pricing every USD offer 2.08x too high (5 of 6 sessions before the fix)."""
+    import subprocess
+    import sys
+
+    from ui.scenario import Scenario
+    from ui.workshop import encode_link
+
+    url = f"{app_url}/?s={encode_link(Scenario())}"
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        for _ in range(3):
+            context = browser.new_context(viewport={"width": 1600, "height": 1000})
+            page = context.new_page()
+            page.goto(url)
+            page.get_by_role("link", name="Rent or own (TCO)").click()
+            expect(page.get_by_text(re.compile(r"^At 70% utilisation"))).to_be_visible(timeout=60_000)
+            page.get_by_role("link", name="Workload cost").click()
+            expect(page.get_by_label("GPUs", exact=True)).to_have_value("64", timeout=60_000)
+            expect(page.locator('[data-testid="stSidebar"] input[type="number"]')).to_have_value("1.0411")
+            context.close()
+    finally:
+        for burner in burners:
+            burner.kill()
