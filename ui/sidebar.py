@@ -26,10 +26,10 @@ def _store_display() -> None:
 
 def draw_sidebar() -> DisplaySettings:
     display = get_scenario().display
-    # The widgets' defaults are the scenario's values (not pre-set in session state): if Streamlit drops a
-    # widget's state (a page switch racing the first run, a loaded scenario), the widget comes back with the
-    # scenario's value. With a pre-set state and no `value`, it came back at min_value (0.5 USD/EUR) and
-    # priced every USD offer 2.08x too high in that session.
+    # The widgets declare the scenario's values as their defaults. With the state pre-set via `setdefault` and no
+    # declared `value`, a session opened from a share link on a busy server came back with the rate at the
+    # widget's declared default, min_value 0.5 USD/EUR (5 of 6 sessions under two CPU burners), pricing every USD
+    # offer 2.08x too high. tests/e2e/test_workshop_browser.py reproduces it.
     with st.sidebar:
         st.radio("Currency", ["EUR", "USD"], index=["EUR", "USD"].index(display.currency), key="_currency",
                  horizontal=True, on_change=_store_display,
