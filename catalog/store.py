@@ -41,6 +41,7 @@ from catalog.models import (
     Role,
     RowChange,
     as_of_lower_bound,
+    certification_tokens,
 )
 from catalog.rules import Finding, RuleContext, check_rows
 from catalog.seeding import SEED_DIR, SeedRows, load_seed
@@ -404,7 +405,7 @@ def _sync_provider_columns(cur, changes: list[RowChange], rows: list[dict | None
             "SELECT field, value FROM provider_facts WHERE provider_id = ? AND list_contains(?, field)",
             [provider_id, list(_FACT_COLUMNS)]).fetchall())
         seat = facts.get("legal_seat_country")
-        certs = ";".join(t.strip() for t in facts.get("certifications", "").split(";") if t.strip())
+        certs = ";".join(certification_tokens(facts.get("certifications")))
         if current["legal_seat_country"] == seat and current["certifications"] == certs:
             continue
         cur.execute("UPDATE providers SET legal_seat_country = ?, certifications = ?, row_version = row_version + 1, "

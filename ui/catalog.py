@@ -75,32 +75,26 @@ def summary() -> dict:
 
 
 @st.cache_data(ttl=600, show_spinner=False)
-def _coverage(path: str, data_version: int) -> pd.DataFrame:
-    return _open_store(path).offer_field_coverage()
+def _store_frame(path: str, data_version: int, method: str) -> pd.DataFrame:
+    """A store read that takes no arguments, cached per catalog version (``method`` names a CatalogStore method)."""
+    return getattr(_open_store(path), method)()
+
+
+def _frame(method: str) -> pd.DataFrame:
+    store = get_store()
+    return _store_frame(str(resolve_catalog_path()), store.data_version, method)
 
 
 def coverage() -> pd.DataFrame:
-    store = get_store()
-    return _coverage(str(resolve_catalog_path()), store.data_version)
-
-
-@st.cache_data(ttl=600, show_spinner=False)
-def _provider_facts(path: str, data_version: int) -> pd.DataFrame:
-    return _open_store(path).provider_facts()
+    """For each offer field decisions rest on: how many offers lack it."""
+    return _frame("offer_field_coverage")
 
 
 def provider_facts() -> pd.DataFrame:
     """The sourced legal-seat and certification facts of every provider."""
-    store = get_store()
-    return _provider_facts(str(resolve_catalog_path()), store.data_version)
-
-
-@st.cache_data(ttl=600, show_spinner=False)
-def _headline(path: str, data_version: int) -> pd.DataFrame:
-    return _open_store(path).headline_coverage()
+    return _frame("provider_facts")
 
 
 def headline_coverage() -> pd.DataFrame:
     """Fabric, committed prices, EUR prices, certifications, legal seat: how many rows state them."""
-    store = get_store()
-    return _headline(str(resolve_catalog_path()), store.data_version)
+    return _frame("headline_coverage")

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
+from catalog.models import certification_tokens
 from ui.format import SYMBOL
 from ui.scenario import DisplaySettings
 
@@ -154,7 +155,7 @@ def coverage(cov: pd.DataFrame) -> go.Figure:
 def certification_matrix(providers: pd.DataFrame) -> go.Figure:
     """Which provider states which certification (one square per stated certificate); EU parents in blue."""
     rows = [(p.name, token, p.parent_jurisdiction == "EU")
-            for p in providers.itertuples() for token in str(p.certifications or "").split(";") if token.strip()]
+            for p in providers.itertuples() for token in certification_tokens(p.certifications)]
     fig = go.Figure()
     if not rows:
         fig.add_annotation(text="No provider's certifications are on record", showarrow=False, font=dict(size=18))

@@ -19,6 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from catalog.models import certification_tokens
 from engine.money import from_eur, to_eur
 from engine.scoring import (
     CRITERIA,
@@ -177,7 +178,8 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         b.markdown("**Hard constraints** (filter before ranking)")
         for t in TOGGLES:
             b.toggle(CONSTRAINT_LABEL[t], key=_KEYS[t], help=CONSTRAINT_HELP[t])
-        held = sorted({t for v in offers(None, display.usd_per_eur)["certifications"].dropna() for t in v.split(";") if t}
+        held = sorted({t for v in offers(None, display.usd_per_eur)["certifications"].dropna()
+                       for t in certification_tokens(v)}
                       | set(ss[_KEYS["required_certifications"]]))
         b.multiselect(CONSTRAINT_LABEL["required_certifications"], held, key=_KEYS["required_certifications"],
                       placeholder="none required",

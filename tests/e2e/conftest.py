@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -12,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -115,3 +117,24 @@ def edit_first_row_cell(page, grid, columns_right: int, value: str, *, x_offset:
     cell.fill(value)
     cell.press("Enter")
     page.wait_for_timeout(1500)
+
+
+def step_slider_to(page, slider, target: float, *, tries: int = 60) -> None:
+    """Move a slider to ``target`` with the arrow keys, re-focusing it whenever a rerun took the focus away
+    (as a user clicks again); pressing a fixed number of keys lost presses when a rerun landed mid-way."""
+    for _ in range(tries):
+        value = float(slider.input_value())
+        if abs(value - target) < 1e-9:
+            return
+        slider.focus()
+        page.keyboard.press("ArrowLeft" if value > target else "ArrowRight")
+        page.wait_for_timeout(50)
+
+
+def visit_tco_then_workload(page, *, utilisation_pct: int, gpus: int) -> None:
+    """From any page: open Rent or own (TCO) and Workload cost through the navigation and wait for both to
+    show the given inputs."""
+    page.get_by_role("link", name="Rent or own (TCO)").click()
+    expect(page.get_by_text(re.compile(rf"^At {utilisation_pct}% utilisation"))).to_be_visible(timeout=60_000)
+    page.get_by_role("link", name="Workload cost").click()
+    expect(page.get_by_label("GPUs", exact=True)).to_have_value(str(gpus), timeout=60_000)

@@ -4,20 +4,15 @@ import re
 
 from playwright.sync_api import Browser, Page, expect
 
+from tests.e2e.conftest import step_slider_to, visit_tco_then_workload
+
 
 def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browser, app_url: str):
     page.goto(f"{app_url}/tco")
     expect(page.get_by_text(re.compile(r"^At 70% utilisation"))).to_be_visible(timeout=30_000)
     # Wait until the page has settled (charts drawn): a rerun that lands mid-keypress drops the slider's focus.
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("you: 70%", timeout=30_000)
-    slider = page.get_by_role("slider").first
-    for _ in range(60):  # step the slider to 0.55, re-focusing if a rerun took the focus away
-        value = float(slider.input_value())
-        if abs(value - 0.55) < 1e-9:
-            break
-        slider.focus()
-        page.keyboard.press("ArrowLeft" if value > 0.55 else "ArrowRight")
-        page.wait_for_timeout(50)
+    step_slider_to(page, page.get_by_role("slider").first, 0.55)
     expect(page.get_by_text(re.compile(r"^At 55% utilisation"))).to_be_visible(timeout=20_000)
 
     page.get_by_role("link", name="Workload cost").click()
@@ -39,10 +34,7 @@ def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browse
     fresh = browser.new_context(viewport={"width": 1600, "height": 1000})
     other = fresh.new_page()
     other.goto(url)
-    other.get_by_role("link", name="Rent or own (TCO)").click()
-    expect(other.get_by_text(re.compile(r"^At 55% utilisation"))).to_be_visible(timeout=30_000)
-    other.get_by_role("link", name="Workload cost").click()
-    expect(other.get_by_label("GPUs", exact=True)).to_have_value("128", timeout=30_000)
+    visit_tco_then_workload(other, utilisation_pct=55, gpus=128)
     other_verdict = other.locator('[data-testid="stMarkdownContainer"] p').filter(has_text="Cheapest:").first
     # Same offer, duration and cost as in the first session. (Regression: the fresh session once showed the
     # cost at 2.08x because its exchange-rate widget came back at its min_value 0.5 instead of the scenario's.)
@@ -78,10 +70,7 @@ def test_share_link_keeps_the_exchange_rate_when_the_server_is_busy(browser: Bro
             context = browser.new_context(viewport={"width": 1600, "height": 1000})
             page = context.new_page()
             page.goto(url)
-            page.get_by_role("link", name="Rent or own (TCO)").click()
-            expect(page.get_by_text(re.compile(r"^At 70% utilisation"))).to_be_visible(timeout=60_000)
-            page.get_by_role("link", name="Workload cost").click()
-            expect(page.get_by_label("GPUs", exact=True)).to_have_value("64", timeout=60_000)
+            visit_tco_then_workload(page, utilisation_pct=70, gpus=64)
             expect(page.locator('[data-testid="stSidebar"] input[type="number"]')).to_have_value("1.0411")
             context.close()
     finally:
