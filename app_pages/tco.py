@@ -1,43 +1,66 @@
-"""Rent or own: cost per useful GPU-hour on demand, reserved and owned; break-evens, tornado, uncertainty."""
+"""Rent or own: total cost over the chosen horizon on demand, reserved (only with a committed price) and owned;
+per useful GPU-hour from those totals; break-evens, net cost to date, tornado, uncertainty."""
 
 import streamlit as st
 
+from engine.tco import evaluate_tco
 from ui import tco_charts, tco_view
-from ui.catalog import offers, table
+from ui.catalog import offer_prices, offers, table
 from ui.format import money
 from ui.scenario import get_scenario, update_scenario
 
 scenario = get_scenario()
 display, section = scenario.display, scenario.tco
 st.title("Rent or own")
-st.caption("Three ways to get a GPU-hour of work: rent on demand, rent reserved capacity for a term, or buy and "
-           "run the hardware. Defaults: one 8-GPU H100 SXM server in an EU data centre. Inputs are in EUR.")
+st.caption("What it costs to have your GPUs doing useful work over the horizon you choose: rent on demand, commit "
+           "to a reserved term, or buy and run the hardware. Every figure on this page is for that one horizon.")
+if display.currency != "EUR":
+    st.info(f"Inputs on this page are in EUR; results are shown in {display.currency} at "
+            f"{display.usd_per_eur:.4f} USD per EUR (sidebar).", icon=":material/currency_exchange:")
 
+tco_view.init_widgets(section)
 catalog_offers = offers(None, display.usd_per_eur)
-tco_view.draw_presets(catalog_offers, table("gpu_specs"), display)
-inputs, errors = tco_view.draw_inputs(section)
+offer_id, committed = tco_view.draw_presets(catalog_offers, table("gpu_specs"), display, offer_prices)
+choice, reserved_price, reserved_term = tco_view.draw_committed_choice(offer_id, committed, section, display)
+inputs, errors = tco_view.draw_inputs((reserved_price, reserved_term))
 if inputs is None:
     st.error("Fix the highlighted inputs to see the results.", icon=":material/error:")
     st.stop()
+section = tco_view.store_section(inputs, offer_id, choice)
 
-result = tco_view.evaluate_tco(inputs)
-verdict = tco_view.verdict(inputs, display)
+result = evaluate_tco(inputs)
+verdict = tco_view.verdict(result, display, section.reserved_origin)
 st.subheader(verdict.headline)
 st.markdown(verdict.detail)
-c = result.cost_per_useful_gpu_hour_eur
+for note in verdict.notes:
+    st.caption(note)
+span = tco_view.span_text(inputs.horizon_months)
+t, u = result.total_cost_eur, result.cost_per_useful_gpu_hour_eur
 m1, m2, m3 = st.columns(3)
-m1.metric("Rent on demand, per useful GPU-hour", money(c["on_demand"], display))
-m2.metric("Rent reserved, per useful GPU-hour", money(c["reserved"], display))
-m3.metric("Own, per useful GPU-hour", money(c["owned"], display))
+m1.metric(f"Rent on demand, total over {span}", money(t["on_demand"], display, 0),
+          help="Only the useful hours are paid.")
+m1.caption(f"{money(u['on_demand'], display)} per useful GPU-hour")
+if "reserved" in result.available_options:
+    m2.metric(f"Rent reserved, total over {span}", money(t["reserved"], display, 0),
+              help="Every hour of every started term is paid.")
+    m2.caption(f"{money(u['reserved'], display)} per useful GPU-hour")
+else:
+    m2.metric(f"Rent reserved, total over {span}", "not compared", help="No committed price stated for this offer.")
+    m2.caption("no committed price stated for this offer")
+m3.metric(f"Own, total over {span}", money(t["owned"], display, 0),
+          help="Net of the resale value at the horizon end; includes the cost of capital.")
+m3.caption(f"{money(u['owned'], display)} per useful GPU-hour · "
+           f"{money(tco_view.upfront_capex_eur(result), display, 0)} to pay upfront")
 
+left, right = st.columns(2)
+left.plotly_chart(tco_charts.totals(result, display), width="stretch", key="tco_totals")
+right.plotly_chart(tco_charts.cumulative(result, display), width="stretch", key="tco_cumulative")
 left, right = st.columns(2)
 left.plotly_chart(tco_charts.cost_vs_utilisation(tco_view.utilisation_sweep(inputs), result, display),
                   width="stretch", key="tco_break_even_chart")
-right.plotly_chart(tco_charts.cumulative(result, display), width="stretch", key="tco_cumulative")
-left, right = st.columns(2)
-left.plotly_chart(tco_charts.breakdown(result, display), width="stretch", key="tco_breakdown")
 pct = right.slider("Tornado: move each input by ±", 0.05, 0.5, section.tornado_pct, 0.05, format="%.2f", key="tco_tornado_pct")
-right.plotly_chart(tco_charts.tornado_chart(tco_view.cached_tornado(inputs, pct)), width="stretch", key="tco_tornado")
+right.plotly_chart(tco_charts.tornado_chart(tco_view.cached_tornado(inputs, pct), tco_view.FIELD_LABELS),
+                   width="stretch", key="tco_tornado")
 
 st.subheader("Uncertainty")
 with st.expander("Ranges drawn for the Monte Carlo (edit them)", expanded=False):
@@ -53,11 +76,13 @@ except ValueError as exc:
     st.error(f"The Monte Carlo ranges are not valid: {exc}")
 else:
     p = mc.percentiles_eur_per_useful_gpu_hour["owned"]
-    st.markdown(f"Over {mc.n_draws:,} draws, owning beats renting on demand at {inputs.utilisation_fraction:.0%} "
-                f"utilisation in **{mc.probability_owned_beats_on_demand:.0%}** of cases; owned cost per useful "
-                f"GPU-hour p10 {money(p['p10'], display)} · p50 {money(p['p50'], display)} · p90 {money(p['p90'], display)}.")
+    st.markdown(f"Over {mc.n_draws:,} draws of the uncertain inputs, owning costs less than renting on demand over "
+                f"{span} at {inputs.utilisation_fraction:.0%} utilisation in **{mc.probability_owned_beats_on_demand:.0%}** "
+                f"of cases; owned cost per useful GPU-hour p10 {money(p['p10'], display)} · p50 {money(p['p50'], display)} · "
+                f"p90 {money(p['p90'], display)}.")
     st.plotly_chart(tco_charts.monte_carlo_bands(bands, inputs.utilisation_fraction, display), width="stretch",
                     key="tco_mc_bands")
 
 with st.expander("Assumptions behind these numbers (value, unit, source)"):
-    st.dataframe(tco_view.assumptions_frame(inputs), hide_index=True, width="stretch")
+    st.caption(result.residual_value_rule)
+    st.dataframe(tco_view.assumptions_frame(inputs, section), hide_index=True, width="stretch")

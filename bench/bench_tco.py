@@ -4,9 +4,9 @@ Run from anywhere: ``python bench/bench_tco.py``. Two cases, each timed in the s
 
 (a) one million scenario points through :func:`engine.tco.compare_options_per_useful_gpu_hour` (three
     costs per useful GPU-hour and three break-even utilisations per point), in two shapes:
-    (a1) a sweep, the page's heat map: 1,000 utilisations x 1,000 on-demand prices, the other 18 inputs
+    (a1) a sweep, the page's heat map: 1,000 utilisations x 1,000 on-demand prices, the other inputs
          fixed;
-    (a2) the worst case: 1,000,000 random scenarios in which all 20 inputs vary;
+    (a2) the worst case: 1,000,000 random scenarios in which all 23 inputs vary;
 (b) a 100,000-draw Monte Carlo (:func:`engine.tco.monte_carlo` with its default ranges, 14 uncertain
     inputs), end to end: drawing, bound checks, the kernel, percentiles and probabilities.
 
@@ -35,8 +35,8 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from engine.tco import (  # noqa: E402  (import after the sys.path set-up)
-    _COMPARE_PARAMS,  # noqa: E402  (same argument order as the kernel)
-    HOURS_PER_YEAR,
+    COMPARE_PARAMS,
+    HOURS_PER_MONTH,
     MONTHS_PER_YEAR,
     TcoInputs,
     compare_options_per_useful_gpu_hour,
@@ -53,46 +53,63 @@ TARGET_RATIO = 50.0
 TARGET_MONTE_CARLO_MS = 100.0
 
 #: Argument order of :func:`scalar_compare`: the engine kernel's own order (TcoInputs field names).
-SCALAR_ARGS = _COMPARE_PARAMS
+SCALAR_ARGS = COMPARE_PARAMS
 
 
 def scalar_compare(
-    u: float, p: float, disc: float, server: float, net: float, storage: float, install: float, life: float,
-    rate: float, residual: float, power_kw: float, idle: float, pue: float, price_kwh: float, colo: float,
-    maintenance: float, fte: float, labour: float, hours: float, gpus: float,
+    u: float, horizon: float, p: float, decline: float, p_res: float, term: float, server: float, net: float,
+    storage: float, install: float, life_years: float, rate: float, residual: float, power_kw: float, idle: float,
+    pue: float, price_kwh: float, colo: float, maintenance: float, fte: float, labour: float, hours: float,
+    gpus: float,
 ) -> tuple[float, float, float, float, float, float]:
-    """The formula of ``compare_options_per_useful_gpu_hour`` for one point, in plain Python (``math``).
+    """The horizon formula of ``compare_options_per_useful_gpu_hour`` for one point, in plain Python (``math``).
 
     Returns (on_demand, reserved, owned) [EUR per useful GPU-h] and the break-even utilisations
     (on demand vs owned, on demand vs reserved, reserved vs owned) [-].
     """
-    if rate == 0.0:
-        crf = 1.0 / life
+    h = HOURS_PER_MONTH
+    q = (1.0 - decline) ** (1.0 / MONTHS_PER_YEAR)
+    mean_price = p * (1.0 - q**horizon) / (horizon * (1.0 - q)) if decline > 0 else p
+    per_u = h * horizon * mean_price
+    if math.isnan(p_res):
+        reserved = math.nan
     else:
-        growth = (1.0 + rate) ** life
-        crf = rate * growth / (growth - 1.0)
+        terms = math.ceil(horizon / term)
+        ratio = (1.0 - decline) ** (term / MONTHS_PER_YEAR)
+        series = (1.0 - ratio**terms) / (1.0 - ratio) if ratio < 1.0 else terms
+        reserved = h * term * p_res * series
+    life = max(1.0, float(round(life_years * MONTHS_PER_YEAR)))
+    purchases = math.ceil(horizon / life)
+    age = horizon - (purchases - 1) * life
     equipment = server + net + storage
-    energy = power_kw * pue * price_kwh
-    fixed = (
-        (server + storage + install) * crf / HOURS_PER_YEAR
-        + net * crf / HOURS_PER_YEAR
-        - residual * equipment * (crf - rate) / HOURS_PER_YEAR
-        + maintenance * equipment / HOURS_PER_YEAR
-        + colo * power_kw * MONTHS_PER_YEAR / HOURS_PER_YEAR
-        + fte * labour * hours / (HOURS_PER_YEAR * gpus)
-        + energy * idle
+    monthly_rate = (1.0 + rate) ** (1.0 / MONTHS_PER_YEAR) - 1.0
+    lost = 1.0 - residual
+
+    def tied(x: float, share: float) -> float:
+        return x - share * x * (x - 1.0) / (2.0 * life)
+
+    capital = monthly_rate * (
+        equipment * ((purchases - 1) * tied(life, lost) + tied(age, lost))
+        + install * ((purchases - 1) * tied(life, 1.0) + tied(age, 1.0))
     )
-    variable = energy * (1.0 - idle)
-    reserved_price = p * (1.0 - disc)
-    be_od_own = fixed / (p - variable) if p > variable else math.inf
-    be_od_res = reserved_price / p if p > 0 else math.nan
+    energy_month = power_kw * pue * price_kwh * h
+    fixed = (
+        purchases * (equipment + install) - (purchases - 1) * residual * equipment - equipment * (1.0 - lost * age / life)
+        + capital
+        + horizon * (energy_month * idle + colo * power_kw + fte * labour * hours / (MONTHS_PER_YEAR * gpus)
+                     + maintenance * equipment / MONTHS_PER_YEAR)
+    )
+    variable = energy_month * (1.0 - idle) * horizon
+    useful = u * h * horizon
+    be_od_own = fixed / (per_u - variable) if per_u > variable else math.inf
+    be_od_res = reserved / per_u if per_u > 0 else math.nan
     if variable != 0.0:
-        be_res_own = (reserved_price - fixed) / variable
-    elif reserved_price == fixed:
+        be_res_own = (reserved - fixed) / variable
+    elif reserved == fixed:
         be_res_own = math.nan
     else:
-        be_res_own = math.copysign(math.inf, reserved_price - fixed)
-    return p, reserved_price / u, fixed / u + variable, be_od_own, be_od_res, be_res_own
+        be_res_own = math.copysign(math.inf, reserved - fixed)
+    return per_u * u / useful, reserved / useful, (fixed + variable * u) / useful, be_od_own, be_od_res, be_res_own
 
 
 def random_scenarios(n: int, seed: int = 42) -> dict[str, np.ndarray]:
@@ -101,10 +118,13 @@ def random_scenarios(n: int, seed: int = 42) -> dict[str, np.ndarray]:
     base = TcoInputs()
     out = {}
     for name in SCALAR_ARGS:
-        value = float(getattr(base, name))
+        value = float(getattr(base, name) or 0.0)
         out[name] = value * rng.uniform(0.5, 1.5, n)
     out["utilisation_fraction"] = rng.uniform(0.05, 1.0, n)
-    out["reserved_discount_fraction"] = rng.uniform(0.0, 0.7, n)
+    out["horizon_months"] = rng.integers(1, 121, n).astype(float)
+    out["rental_price_decline_fraction_per_year"] = rng.uniform(0.0, 0.3, n)
+    out["price_reserved_eur_per_gpu_hour"] = rng.uniform(1.0, 4.0, n)
+    out["reserved_term_months"] = rng.choice([1.0, 12.0, 36.0], n)
     out["idle_power_fraction"] = rng.uniform(0.0, 1.0, n)
     out["residual_value_fraction"] = rng.uniform(0.0, 0.5, n)
     out["pue"] = rng.uniform(1.05, 2.0, n)
@@ -136,7 +156,7 @@ def _percentile_linear(sorted_values: list[float], q: float) -> float:
 def loop_monte_carlo(base: TcoInputs, ranges: dict[str, tuple[float, float, float]], n_draws: int, seed: int) -> dict:
     """The Monte Carlo of :func:`engine.tco.monte_carlo`, one draw at a time in plain Python."""
     rng = random.Random(seed)
-    fixed_values = base.model_dump()
+    fixed_values = {k: (math.nan if v is None else v) for k, v in base.model_dump().items()}
     costs: dict[str, list[float]] = {"on_demand": [], "reserved": [], "owned": []}
     owned_wins = reserved_wins = owned_beats_reserved = 0
     for _ in range(n_draws):
@@ -244,7 +264,7 @@ def main() -> dict[str, dict]:
     print(f"TCO engine benchmark (numpy {np.__version__}; best of repeats, time.perf_counter)")
     print(f"{'case':<44} {'vector ms':>10} {'loop ms*':>10} {'ratio':>8}  target")
     print(row("(a1) 1,000,000-point sweep (u x price grid)", points["sweep"]))
-    print(row("(a2) 1,000,000 random points, 20 inputs vary", points["random"]))
+    print(row("(a2) 1,000,000 random points, 23 inputs vary", points["random"]))
     print(row("(b)  100,000-draw Monte Carlo, 14 inputs", mc,
               f"; < {TARGET_MONTE_CARLO_MS:.0f} ms: {verdict(mc['pass_time'])}"))
     print(

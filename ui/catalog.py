@@ -98,3 +98,17 @@ def provider_facts() -> pd.DataFrame:
 def headline_coverage() -> pd.DataFrame:
     """Fabric, committed prices, EUR prices, certifications, legal seat: how many rows state them."""
     return _frame("headline_coverage")
+
+
+@st.cache_data(ttl=600, show_spinner=False, max_entries=256)
+def _public_prices(path: str, data_version: int, offer_id: str) -> pd.DataFrame:
+    prices = _open_store(path).list_prices([offer_id])
+    return prices[~prices["is_private"].astype(bool)].reset_index(drop=True)
+
+
+def offer_prices(offer_id: str | None) -> pd.DataFrame:
+    """Current public price rows of one offer (native currency; private quotes never included)."""
+    store = get_store()
+    if not offer_id:
+        return store.list_prices([]).iloc[0:0]
+    return _public_prices(str(resolve_catalog_path()), store.data_version, offer_id)

@@ -48,16 +48,19 @@ def excel_workbook(store: CatalogStore, scenario: Scenario) -> bytes:
     results = key_results(scenario)
     sheets: dict[str, pd.DataFrame] = {
         "Summary": pd.DataFrame({"item": ["catalog", *results], "value": [_catalog_line(store), *results.values()]}),
-        "TCO inputs": assumptions_frame(scenario.tco.inputs),
+        "TCO inputs": assumptions_frame(scenario.tco.inputs, scenario.tco, as_text=False),
         "TCO results": pd.DataFrame({
-            "month": tco.months,
-            **{f"cumulative {k} EUR": v for k, v in tco.cumulative_cost_eur.items()},
+            "stop after month": tco.months,
+            **{f"net cost to date, {k}, EUR": v for k, v in tco.cumulative_cost_eur.items() if k in tco.available_options},
         }),
-        "TCO per hour": pd.DataFrame([
-            {"item": f"{k} EUR per useful GPU-hour", "value": v} for k, v in tco.cost_per_useful_gpu_hour_eur.items()
-        ] + [{"item": f"break-even {k}", "value": v} for k, v in tco.break_even_utilisation_fraction.items()]
-          + [{"item": f"owned layer {k} EUR per useful GPU-hour", "value": v}
-             for k, v in tco.owned_breakdown_eur_per_useful_gpu_hour.items()]),
+        "TCO totals": pd.DataFrame([
+            {"item": f"{k}: total over {scenario.tco.inputs.horizon_months} months, EUR", "value": tco.total_cost_eur[k]}
+            for k in tco.available_options
+        ] + [{"item": f"{k}: EUR per useful GPU-hour", "value": tco.cost_per_useful_gpu_hour_eur[k]}
+             for k in tco.available_options]
+          + [{"item": f"break-even utilisation {k}", "value": v} for k, v in tco.break_even_utilisation_fraction.items()
+             if v == v]
+          + [{"item": f"owned layer {k}, EUR over the horizon", "value": v} for k, v in tco.owned_breakdown_eur.items()]),
         "Workload inputs": pd.DataFrame(
             [{"input": k, "value": str(v)} for k, v in scenario.workload.model_dump(mode="json").items()]),
         "Workload results": priced.offers.drop(columns=[c for c in priced.offers.columns
@@ -86,11 +89,11 @@ def report_html(store: CatalogStore, scenario: Scenario) -> str:
     display = scenario.display
     inputs = scenario.tco.inputs
     tco = evaluate_tco(inputs)
-    v = verdict(inputs, display)
+    v = verdict(tco, display, scenario.tco.reserved_origin)
     figures = [
-        tco_charts.cost_vs_utilisation(utilisation_sweep(inputs), tco, display),
+        tco_charts.totals(tco, display),
         tco_charts.cumulative(tco, display),
-        tco_charts.breakdown(tco, display),
+        tco_charts.cost_vs_utilisation(utilisation_sweep(inputs), tco, display),
     ]
     priced = _workload(scenario)
     results = key_results(scenario)
@@ -107,6 +110,7 @@ def report_html(store: CatalogStore, scenario: Scenario) -> str:
         "</table>",
         "<h2>Rent or own</h2>",
         f"<p><b>{html.escape(v.headline)}</b></p><p>{html.escape(v.detail.replace('**', ''))}</p>",
+        *[f"<p>{html.escape(note.replace('**', ''))}</p>" for note in v.notes],
     ]
     for i, fig in enumerate(figures):
         fig.update_layout(width=900, height=420)
@@ -118,7 +122,7 @@ def report_html(store: CatalogStore, scenario: Scenario) -> str:
                         "cost_eur_per_million_tokens", "source_url"] if c in ranked.columns]
     parts.append(ranked[cols].to_html(index=False, float_format=lambda x: f"{x:,.2f}"))
     parts.append("<h2>Assumptions</h2>")
-    parts.append(assumptions_frame(inputs).to_html(index=False))
+    parts.append(assumptions_frame(inputs, scenario.tco).to_html(index=False))
     parts.append(priced.assumptions.to_html(index=False))
     parts.append("</body></html>")
     return "".join(parts)

@@ -18,7 +18,7 @@ from engine.tco import TcoInputs
 from engine.workload import InferenceService, TrainingJob
 
 SCENARIO_KEY = "scenario"
-SCENARIO_VERSION = 1
+SCENARIO_VERSION = 2
 
 
 class DisplaySettings(BaseModel):
@@ -29,13 +29,18 @@ class DisplaySettings(BaseModel):
 
 
 class TcoSection(BaseModel):
-    """TCO page: the engine inputs plus which catalog rows filled them."""
+    """TCO page: the engine inputs plus where the prices came from. The reserved option has a price only from
+    the on-demand offer's own committed price (``reserved_origin="offer"``, ``reserved_price_id``) or the
+    user's quote (``"quote"``); ``None`` means no committed price, and reserved takes no part."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     inputs: TcoInputs = TcoInputs()
     on_demand_offer_id: str | None = None
-    reserved_offer_id: str | None = None
+    reserved_origin: Literal["offer", "quote"] | None = None
+    reserved_price_id: str | None = None
+    quote_price_eur_per_gpu_hour: float | None = Field(default=None, ge=0, le=1000, allow_inf_nan=False)
+    quote_term_months: int | None = Field(default=None, ge=1, le=120)
     gpu_spec_id: str | None = None
     mc_draws: int = Field(default=20_000, ge=1_000, le=200_000)
     tornado_pct: float = Field(default=0.2, gt=0, lt=1)
@@ -137,6 +142,28 @@ class Scenario(BaseModel):
     workload: WorkloadSection = WorkloadSection()
     scoring: ScoringSection = ScoringSection()
     placement: PlacementSection = PlacementSection()
+
+
+def migrate_document(data: dict) -> dict:
+    """Bring an older scenario document (a dict parsed from JSON) up to :data:`SCENARIO_VERSION`.
+
+    Version 1 -> 2: the TCO reserved option was a discount borrowed from a default or another offer
+    (``reserved_discount_fraction``, ``reserved_offer_id``); version 2 takes a committed price only from the
+    offer itself or the user's quote, so the borrowed discount is dropped and reserved is left without a price.
+    """
+    version = data.get("version", 1)
+    out = dict(data)
+    if version < 2 and isinstance(out.get("tco"), dict):
+        tco = dict(out["tco"])
+        tco.pop("reserved_offer_id", None)
+        if isinstance(tco.get("inputs"), dict):
+            inputs = dict(tco["inputs"])
+            inputs.pop("reserved_discount_fraction", None)
+            inputs.pop("reserved_term_months", None)
+            tco["inputs"] = inputs
+        out["tco"] = tco
+    out["version"] = SCENARIO_VERSION
+    return out
 
 
 def get_scenario() -> Scenario:

@@ -1,4 +1,5 @@
-"""Plotly charts of the TCO page (shared style from ui.charts)."""
+"""Plotly charts of the TCO page (shared style from ui.charts). Every chart shows the same horizon as the
+verdict: totals over the horizon, per useful GPU-hour of that horizon, or the net cost to date within it."""
 
 from __future__ import annotations
 
@@ -17,8 +18,13 @@ from ui.scenario import DisplaySettings
 OPTION_COLOURS = {"on_demand": "#2563eb", "reserved": "#10b981", "owned": "#7c3aed"}
 OPTION_NAMES = {"on_demand": "Rent on demand", "reserved": "Rent reserved", "owned": "Own"}
 LAYER_COLOURS = {
-    "hardware": "#4f46e5", "networking": "#0ea5e9", "power_and_cooling": "#f59e0b", "facility": "#f97316",
-    "staff": "#ec4899", "maintenance": "#84cc16", "residual_credit": "#9ca3af",
+    "hardware": "#4f46e5", "networking": "#0ea5e9", "capital_cost": "#a855f7", "power_and_cooling": "#f59e0b",
+    "facility": "#f97316", "staff": "#ec4899", "maintenance": "#84cc16", "residual_credit": "#9ca3af",
+}
+LAYER_NAMES = {
+    "hardware": "Hardware (server, storage, installation)", "networking": "Networking", "capital_cost": "Cost of capital",
+    "power_and_cooling": "Power and cooling", "facility": "Colocation", "staff": "Staff", "maintenance": "Maintenance",
+    "residual_credit": "Resale value (credit)",
 }
 
 
@@ -26,84 +32,106 @@ def _conv(values, display: DisplaySettings):
     return from_eur(np.asarray(values, dtype=float), display.currency, display.usd_per_eur)
 
 
+def _span(result: TcoResult) -> str:
+    months = result.inputs.horizon_months
+    return f"{months // 12} years" if months % 12 == 0 and months >= 24 else f"{months} months"
+
+
+def _available(result: TcoResult) -> list[str]:
+    return [o for o in ("on_demand", "reserved", "owned") if o in result.available_options]
+
+
 def cost_vs_utilisation(sweep: pd.DataFrame, result: TcoResult, display: DisplaySettings) -> go.Figure:
     sym = SYMBOL[display.currency]
     fig = go.Figure()
-    for option in ("on_demand", "reserved", "owned"):
+    for option in _available(result):
         fig.add_trace(go.Scatter(
             x=sweep["utilisation"], y=_conv(sweep[option], display), name=OPTION_NAMES[option], mode="lines",
             line=dict(color=OPTION_COLOURS[option], width=3),
             hovertemplate=f"{OPTION_NAMES[option]}<br>%{{x:.0%}} utilisation: {sym}%{{y:.2f}} per useful GPU-hour<extra></extra>",
         ))
-    costs = result.cost_per_useful_gpu_hour_eur
-    price = costs["on_demand"]
     be = result.break_even_utilisation_fraction
-    marks = [(Pair.ON_DEMAND_VS_OWNED.value, "own beats on-demand", "owned", "top left"),
-             (Pair.ON_DEMAND_VS_RESERVED.value, "reserved beats on-demand", "reserved", "bottom right")]
-    for key, text, option, position in marks:
+    marks = [(Pair.ON_DEMAND_VS_OWNED.value, "owning wins above", "owned"),
+             (Pair.ON_DEMAND_VS_RESERVED.value, "reserved wins above", "reserved")]
+    for key, text, option in marks:
         u = be.get(key, math.nan)
-        if math.isfinite(u) and 0.05 <= u <= 1:
+        if option in result.available_options and math.isfinite(u) and 0.05 <= u <= 1:
+            y = float(np.interp(u, sweep["utilisation"], sweep["on_demand"]))
             fig.add_trace(go.Scatter(
-                x=[u], y=_conv([price], display), mode="markers+text", marker=dict(size=14, color=OPTION_COLOURS[option],
-                                                                                  line=dict(width=2, color="white")),
-                text=[f"{text} above {u:.0%}"], textposition=position, showlegend=False,
-                hovertemplate=f"break-even {u:.1%}<extra></extra>",
+                x=[u], y=_conv([y], display), mode="markers+text",
+                marker=dict(size=14, color=OPTION_COLOURS[option], line=dict(width=2, color="white")),
+                text=[f"{text} {u:.0%}"], textposition="top right" if u < 0.6 else "top left", showlegend=False,
+                cliponaxis=False, hovertemplate=f"break-even {u:.1%}<extra></extra>",
             ))
     u_now = result.inputs.utilisation_fraction
     fig.add_vline(x=u_now, line_dash="dot", line_color="#374151",
-                  annotation_text=f"you: {u_now:.0%}", annotation_position="top left")
+                  annotation_text=f"you: {u_now:.0%}", annotation_position="bottom left")
     top = float(np.nanmax(_conv(sweep[["on_demand"]].to_numpy(), display))) * 2.2
     fig.update_yaxes(title=f"{sym} per useful GPU-hour", range=[0, top], tickprefix=sym)
     fig.update_xaxes(title="Sustained utilisation", tickformat=".0%", range=[0.05, 1.0])
-    return style(fig, height=440, title="What a useful GPU-hour costs as utilisation changes")
+    return style(fig, height=440, title=f"Cost per useful GPU-hour over {_span(result)}, by utilisation")
 
 
-def breakdown(result: TcoResult, display: DisplaySettings) -> go.Figure:
+def totals(result: TcoResult, display: DisplaySettings) -> go.Figure:
+    """Each option's total over the horizon; owning split into its layers (resale value as a credit)."""
     sym = SYMBOL[display.currency]
-    layers = result.owned_breakdown_eur_per_useful_gpu_hour
     fig = go.Figure()
     for layer in LAYERS:
-        value = float(_conv(layers[layer], display))
+        value = float(_conv(result.owned_breakdown_eur[layer], display))
+        if value == 0.0:
+            continue
         fig.add_trace(go.Bar(
-            y=["Own"], x=[value], name=layer.replace("_", " "), orientation="h", marker_color=LAYER_COLOURS[layer],
-            text=[f"{sym}{value:.2f}" if abs(value) >= 0.05 else ""], textposition="inside",
-            hovertemplate=f"{layer.replace('_', ' ')}: {sym}%{{x:.3f}}<extra></extra>",
+            y=["Own"], x=[value], name=LAYER_NAMES[layer], orientation="h", marker_color=LAYER_COLOURS[layer],
+            hovertemplate=f"{LAYER_NAMES[layer]}: {sym}%{{x:,.0f}}<extra></extra>",
         ))
     for option in ("reserved", "on_demand"):
-        value = float(_conv(result.cost_per_useful_gpu_hour_eur[option], display))
+        if option not in result.available_options:
+            continue
+        value = float(_conv(result.total_cost_eur[option], display))
         fig.add_trace(go.Bar(y=[OPTION_NAMES[option]], x=[value], orientation="h", showlegend=False,
-                             marker_color=OPTION_COLOURS[option], text=[f"{sym}{value:.2f}"], textposition="inside",
-                             hovertemplate=f"{OPTION_NAMES[option]}: {sym}%{{x:.2f}}<extra></extra>"))
-    fig.update_layout(barmode="relative")
-    fig.update_xaxes(title=f"{sym} per useful GPU-hour at {result.inputs.utilisation_fraction:.0%} utilisation",
-                     tickprefix=sym)
-    return style(fig, height=360, title="Where the cost of owning comes from")
+                             marker_color=OPTION_COLOURS[option], text=[f"{sym}{value:,.0f}"], textposition="inside",
+                             hovertemplate=f"{OPTION_NAMES[option]}: {sym}%{{x:,.0f}}<extra></extra>"))
+    own_total = float(_conv(result.total_cost_eur["owned"], display))
+    fig.add_trace(go.Scatter(y=["Own"], x=[own_total], mode="markers+text", marker=dict(symbol="line-ns", size=26,
+                             line=dict(width=3, color="#111827")), text=[f"  net {sym}{own_total:,.0f}"],
+                             textposition="middle right", showlegend=False, cliponaxis=False,
+                             hovertemplate=f"Own, net of resale: {sym}%{{x:,.0f}}<extra></extra>"))
+    fig.update_xaxes(title=f"Total over {_span(result)}, {result.inputs.cluster_gpus} GPUs ({sym})", tickprefix=sym)
+    fig = style(fig, height=470, title=f"What each option costs over {_span(result)}")
+    fig.update_layout(barmode="relative", legend=dict(orientation="h", y=-0.28, yanchor="top", x=0, font=dict(size=12),
+                                                          entrywidth=0.5, entrywidthmode="fraction"),
+                      margin=dict(b=120))
+    return fig
 
 
 def cumulative(result: TcoResult, display: DisplaySettings) -> go.Figure:
     sym = SYMBOL[display.currency]
     fig = go.Figure()
-    for option in ("on_demand", "reserved", "owned"):
+    for option in _available(result):
         fig.add_trace(go.Scatter(
             x=result.months, y=_conv(result.cumulative_cost_eur[option], display), name=OPTION_NAMES[option],
-            mode="lines", line=dict(color=OPTION_COLOURS[option], width=3, shape="hv"),
-            hovertemplate=f"{OPTION_NAMES[option]}<br>month %{{x}}: {sym}%{{y:,.0f}}<extra></extra>",
+            mode="lines", line=dict(color=OPTION_COLOURS[option], width=3, shape="hv" if option == "reserved" else "linear"),
+            hovertemplate=f"{OPTION_NAMES[option]}<br>stop after month %{{x}}: {sym}%{{y:,.0f}}<extra></extra>",
         ))
-    month = result.break_even_month.get("owned_vs_on_demand", math.nan)
-    if month == month:
-        y = float(_conv(result.cumulative_cost_eur["owned"][int(month) - 1], display))
-        fig.add_trace(go.Scatter(x=[month], y=[y], mode="markers+text", marker=dict(size=14, color="#111827"),
-                                 text=[f"owning pays back in month {int(month)}"], textposition="bottom right",
-                                 showlegend=False, hoverinfo="skip"))
-    fig.update_xaxes(title="Month")
-    fig.update_yaxes(title=f"Cumulative cash, {result.inputs.cluster_gpus} GPUs ({sym})", tickprefix=sym, rangemode="tozero")
-    return style(fig, height=420, title="Cumulative cost over the horizon")
+        end = float(_conv(result.total_cost_eur[option], display))
+        fig.add_trace(go.Scatter(x=[result.months[-1]], y=[end], mode="markers", showlegend=False, hoverinfo="skip",
+                                 marker=dict(size=11, color=OPTION_COLOURS[option], line=dict(width=2, color="white"))))
+    fig.add_annotation(x=result.months[-1], y=float(_conv(result.total_cost_eur[result.cheapest_option], display)),
+                       text=f"horizon end: {OPTION_NAMES[result.cheapest_option].lower()} lowest", showarrow=True,
+                       arrowhead=2, ax=-70, ay=-40, font=dict(size=13))
+    fig.update_xaxes(title="Stop after month", range=[0, result.months[-1] + 1])
+    fig.update_yaxes(title=f"Net cost to date, {result.inputs.cluster_gpus} GPUs ({sym})", tickprefix=sym, rangemode="tozero")
+    fig = style(fig, height=470, title="Net cost to date<br><sup>if you stop after a month: hardware resold at its value "
+                "then, a started reserved term paid in full</sup>")
+    fig.update_layout(margin=dict(t=120), title=dict(y=0.97))
+    return fig
 
 
-def tornado_chart(result: TornadoResult) -> go.Figure:
-    bars = list(result.bars)[:10][::-1]
+def tornado_chart(result: TornadoResult, labels: dict[str, str] | None = None) -> go.Figure:
+    labels = labels or {}
+    bars = [b for b in result.bars if math.isfinite(b.swing)][:10][::-1]
     base = result.base_break_even_utilisation_fraction
-    names = [b.name.replace("_", " ") for b in bars]
+    names = [labels.get(b.name, b.name.replace("_", " ")) for b in bars]
     fig = go.Figure()
     fig.add_trace(go.Bar(y=names, x=[b.break_even_at_low - base for b in bars], base=base, orientation="h",
                          name=f"input −{result.pct:.0%}", marker_color="#60a5fa",
@@ -113,10 +141,11 @@ def tornado_chart(result: TornadoResult) -> go.Figure:
                          name=f"input +{result.pct:.0%}", marker_color="#f97316",
                          customdata=[[b.high_value, b.break_even_at_high] for b in bars],
                          hovertemplate="%{y} = %{customdata[0]:.4g}: break-even %{customdata[1]:.1%}<extra></extra>"))
-    fig.add_vline(x=base, line_color="#111827", annotation_text=f"base {base:.0%}", annotation_position="bottom right")
+    fig.add_vline(x=base, line_color="#111827")
     fig.update_layout(barmode="overlay")
-    fig.update_xaxes(title="Break-even utilisation, own vs rent on demand", tickformat=".0%")
-    return style(fig, height=440, title="Which inputs move the break-even most")
+    fig.update_xaxes(title=f"Break-even utilisation, own vs rent on demand (base {base:.0%}, black line)",
+                     tickformat=".0%")
+    return style(fig, height=470, title="Which inputs move the break-even most")
 
 
 def monte_carlo_bands(bands: pd.DataFrame, u_now: float, display: DisplaySettings) -> go.Figure:
@@ -125,6 +154,8 @@ def monte_carlo_bands(bands: pd.DataFrame, u_now: float, display: DisplaySetting
     fills = {"on_demand": "rgba(37,99,235,0.18)", "reserved": "rgba(16,185,129,0.18)", "owned": "rgba(124,58,237,0.22)"}
     for option in ("on_demand", "reserved", "owned"):
         part = bands[bands.option == option]
+        if part.empty or part.p50.isna().all():
+            continue
         fig.add_trace(go.Scatter(x=part.utilisation, y=_conv(part.p90, display), mode="lines", line=dict(width=0),
                                  showlegend=False, hoverinfo="skip"))
         fig.add_trace(go.Scatter(x=part.utilisation, y=_conv(part.p10, display), mode="lines", line=dict(width=0),

@@ -1,4 +1,10 @@
-"""TCO page logic: grouped input widgets bound to the scenario, catalog presets, verdict and sweeps."""
+"""TCO page logic: grouped input widgets bound to the scenario, catalog presets (on-demand offer, that
+offer's own committed prices or the user's quote, GPU power), the verdict and the sweeps.
+
+Every figure on the page comes from :func:`engine.tco.evaluate_tco`, i.e. from the totals over the chosen
+horizon; the verdict names the option with the lowest total and says how the resale value and any reserved
+term that runs past the horizon were treated.
+"""
 
 from __future__ import annotations
 
@@ -11,29 +17,27 @@ import streamlit as st
 from pydantic import ValidationError
 
 from engine.tco import (
-    HOURS_PER_YEAR,
     Pair,
     TcoInputs,
+    TcoResult,
     compare_options_per_useful_gpu_hour,
     default_monte_carlo_ranges,
-    evaluate_tco,
     monte_carlo,
     tornado,
 )
 from ui.format import money
-from ui.scenario import DisplaySettings, TcoSection, update_scenario
+from ui.scenario import DisplaySettings, TcoSection, get_scenario, update_scenario
 
 #: Chip-to-server power ratio for an H100 node: (10.2 kW / 8) / 0.7 kW = 1.82, Epoch AI
-#: training-cost-trends energy.py (domain-model.md section 4). Used to turn a GPU's TDP into power per
+#: training-cost-trends energy.py (docs/domain-model.md section 4). Used to turn a GPU's TDP into power per
 #: GPU at the wall, including its share of CPUs, NICs and fans.
 SERVER_POWER_PER_TDP = 1.82
+OPTION_NAMES = {"on_demand": "renting on demand", "reserved": "renting reserved", "owned": "owning"}
 
 # (field, label, step, format) per group; labels carry the unit. Inputs are in EUR (engine units).
 GROUPS: list[tuple[str, list[tuple[str, str, float, str]]]] = [
     ("Renting", [
-        ("price_on_demand_eur_per_gpu_hour", "On-demand price (EUR per GPU-hour)", 0.05, "%.2f"),
-        ("reserved_discount_fraction", "Reserved discount vs on-demand (0-1)", 0.01, "%.2f"),
-        ("reserved_term_months", "Reserved minimum term (months)", 1, "%d"),
+        ("price_on_demand_eur_per_gpu_hour", "On-demand price (EUR per GPU-hour)", 0.05, "%.4f"),
         ("rental_price_decline_fraction_per_year", "Rental price decline per year (0-1)", 0.01, "%.2f"),
     ]),
     ("Hardware and capital", [
@@ -60,39 +64,77 @@ GROUPS: list[tuple[str, list[tuple[str, str, float, str]]]] = [
     ]),
 ]
 INT_FIELDS = {"cluster_gpus", "horizon_months", "reserved_term_months"}
+#: Readable name of every input (tornado bars, assumption table).
+FIELD_LABELS = {name: label for _title, fields in GROUPS for name, label, _step, _fmt in fields} | {
+    "utilisation_fraction": "Sustained utilisation (0-1)", "cluster_gpus": "GPUs in the cluster",
+    "horizon_months": "Horizon (months)", "price_reserved_eur_per_gpu_hour": "Committed price (EUR per GPU-hour)",
+    "reserved_term_months": "Committed term (months)",
+}
+#: Choice of the committed-price picker meaning "no committed price" and "the user's own quote".
+NO_COMMITMENT = "none"
+YOUR_QUOTE = "quote"
 
 
 def _key(field: str) -> str:
     return f"_tco_{field}"
 
 
-def _init_widgets(section: TcoSection) -> None:
+#: Inputs that are not widgets: the reserved price and term follow the committed-price choice.
+RESERVED_FIELDS = ("price_reserved_eur_per_gpu_hour", "reserved_term_months")
+
+
+def init_widgets(section: TcoSection) -> None:
+    """Seed the page's widget state from the scenario (once per session; widgets keep it afterwards)."""
     for name in TcoInputs.model_fields:
-        st.session_state.setdefault(_key(name), getattr(section.inputs, name))
+        if name not in RESERVED_FIELDS:
+            st.session_state.setdefault(_key(name), getattr(section.inputs, name))
+    st.session_state.setdefault("tco_on_demand_offer", section.on_demand_offer_id)
+    st.session_state.setdefault("tco_committed", section.reserved_price_id or section.reserved_origin or NO_COMMITMENT)
+
+
+def offer_label(row, display: DisplaySettings) -> str:
+    """Provider · GPU form · GPUs per node · region · price, plus a stale mark: offers that differ only by node
+    size or region stay distinguishable (issue #14 item 7)."""
+    form = row.form_factor if isinstance(row.form_factor, str) and row.form_factor else "form not stated"
+    gpus = f"{int(row.gpus_per_node)}×GPU" if not pd.isna(row.gpus_per_node) else "GPUs/node not stated"
+    label = f"{row.provider_name} · {row.gpu_model} {form} · {gpus} · {row.region}"
+    if not pd.isna(row.on_demand_eur_per_gpu_hour):
+        label += f" · {money(row.on_demand_eur_per_gpu_hour, display)}/GPU-h"
+    if bool(getattr(row, "is_stale", False)):
+        label += " · ⚠ stale price"
+    return label
+
+
+def committed_prices(prices: pd.DataFrame, usd_per_eur: float) -> pd.DataFrame:
+    """The offer's own public committed prices that state their term, in EUR per GPU-hour.
+
+    ``prices`` are current price rows of one offer (native currency). Rows without a term, private quotes and
+    on-demand/spot rows are dropped: a committed price is only usable with its term.
+    """
+    if prices.empty:
+        return prices.assign(amount_eur_per_gpu_hour=pd.Series(dtype=float))
+    keep = prices[(prices.price_type == "reserved") & prices.term_months.notna() & ~prices.is_private.astype(bool)]
+    eur = np.where(keep.currency == "EUR", keep.amount_per_gpu_hour, keep.amount_per_gpu_hour / usd_per_eur)
+    return keep.assign(amount_eur_per_gpu_hour=eur.astype(float)).sort_values(["term_months", "amount_eur_per_gpu_hour"])
+
+
+def committed_label(row, display: DisplaySettings) -> str:
+    term = int(row.term_months)
+    years = f"{term // 12}-year" if term % 12 == 0 else f"{term}-month"
+    upfront = "" if pd.isna(row.upfront_pct) else f", {row.upfront_pct:.0f} % upfront"
+    return (f"{years} term{upfront}: {money(row.amount_eur_per_gpu_hour, display)}/GPU-h "
+            f"(this offer's own price, {row.retrieved_at})")
 
 
 def apply_on_demand_preset(offers: pd.DataFrame) -> None:
-    """on_change of the on-demand offer picker: fill the price (EUR) from the catalog row."""
+    """on_change of the on-demand offer picker: fill the price (EUR) from the catalog row, and drop a committed
+    price taken from the previous offer (it belongs to that offer, never to this one)."""
     offer_id = st.session_state.get("tco_on_demand_offer")
     row = offers.set_index("offer_id").loc[offer_id] if offer_id in set(offers.offer_id) else None
     if row is not None and not math.isnan(row["on_demand_eur_per_gpu_hour"]):
         st.session_state[_key("price_on_demand_eur_per_gpu_hour")] = round(float(row["on_demand_eur_per_gpu_hour"]), 4)
-
-
-def apply_reserved_preset(offers: pd.DataFrame) -> None:
-    """on_change of the reserved offer picker: discount = 1 - reserved / on-demand price (see below)."""
-    offer_id = st.session_state.get("tco_reserved_offer")
-    if offer_id not in set(offers.offer_id):
-        return
-    row = offers.set_index("offer_id").loc[offer_id]
-    # The same offer's own on-demand price when the catalog has one (a like-for-like discount), else the
-    # on-demand price in use on the page.
-    own = row["on_demand_eur_per_gpu_hour"]
-    on_demand = float(own) if not pd.isna(own) else float(st.session_state[_key("price_on_demand_eur_per_gpu_hour")])
-    if on_demand > 0 and not math.isnan(row["reserved_eur_per_gpu_hour"]):
-        st.session_state[_key("reserved_discount_fraction")] = round(max(0.0, 1 - row["reserved_eur_per_gpu_hour"] / on_demand), 4)
-        if not pd.isna(row["reserved_term_months"]):
-            st.session_state[_key("reserved_term_months")] = int(row["reserved_term_months"])
+    if st.session_state.get("tco_committed") not in (NO_COMMITMENT, YOUR_QUOTE):
+        st.session_state["tco_committed"] = NO_COMMITMENT
 
 
 def apply_gpu_preset(specs: pd.DataFrame) -> None:
@@ -103,42 +145,65 @@ def apply_gpu_preset(specs: pd.DataFrame) -> None:
             st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(tdp) / 1000 * SERVER_POWER_PER_TDP, 4)
 
 
-def offer_label(row) -> str:
-    return f"{row.provider_name} · {row.gpu_model} {row.form_factor or ''} · {row.region}"
+def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySettings,
+                 prices_of_offer) -> tuple[str | None, pd.DataFrame]:
+    """Offer and GPU pickers; returns the chosen on-demand offer and that offer's committed prices.
 
-
-def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySettings) -> None:
+    ``prices_of_offer(offer_id)`` returns the offer's current price rows (native currency).
+    """
     on_demand = offers.dropna(subset=["on_demand_eur_per_gpu_hour"])
-    reserved = offers.dropna(subset=["reserved_eur_per_gpu_hour"])
-    labels = {r.offer_id: offer_label(r) + f" · {money(r.on_demand_eur_per_gpu_hour, display)}/GPU-h"
-              for r in on_demand.itertuples()}
-    c1, c2, c3 = st.columns(3)
-    c1.selectbox("Fill the on-demand price from an offer", list(labels), format_func=labels.get, index=None,
-                 key="tco_on_demand_offer", placeholder="pick a catalog offer", on_change=apply_on_demand_preset,
-                 args=(offers,))
-    rlabels = {r.offer_id: offer_label(r) + f" · {money(r.reserved_eur_per_gpu_hour, display)}/GPU-h · "
-               + (f"{int(r.reserved_term_months)}-month term" if not pd.isna(r.reserved_term_months) else "term not stated")
-               for r in reserved.itertuples()}
-    c2.selectbox("Fill the reserved discount from an offer", list(rlabels), format_func=rlabels.get, index=None,
-                 key="tco_reserved_offer", placeholder="pick a reserved price", on_change=apply_reserved_preset,
-                 args=(offers,), help="Discount = 1 − reserved ÷ the same offer's on-demand price (or the on-demand price above "
-                 "when the offer has none). Where the source states no term, the term field keeps its value.")
-    c3.selectbox("Set power from a GPU", specs.gpu_spec_id.tolist(), index=None, key="tco_gpu_spec",
+    labels = {r.offer_id: offer_label(r, display) for r in on_demand.itertuples()}
+    c1, c2 = st.columns([3, 2])
+    c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.get, index=None,
+                 key="tco_on_demand_offer", placeholder="pick a catalog offer (or type the price below)",
+                 on_change=apply_on_demand_preset, args=(offers,))
+    c2.selectbox("Set power from a GPU", specs.gpu_spec_id.tolist(), index=None, key="tco_gpu_spec",
                  placeholder="pick a GPU spec", on_change=apply_gpu_preset, args=(specs,),
                  help=f"Power per GPU at the wall = TDP × {SERVER_POWER_PER_TDP} (Epoch AI chip-to-server ratio for H100).")
+    offer_id = st.session_state.get("tco_on_demand_offer")
+    return offer_id, committed_prices(prices_of_offer(offer_id), display.usd_per_eur)
 
 
-def draw_inputs(section: TcoSection) -> tuple[TcoInputs | None, dict[str, str]]:
-    """All input widgets, grouped; returns validated inputs (or None) and error messages per field."""
-    _init_widgets(section)
+def draw_committed_choice(offer_id: str | None, committed: pd.DataFrame, section: TcoSection,
+                          display: DisplaySettings) -> tuple[str, float | None, int | None]:
+    """The reserved option's price: the chosen offer's own committed price for a stated term, the user's quote,
+    or none (then reserved takes no part in the verdict). Returns ``(choice, price_eur, term_months)``."""
+    options = [NO_COMMITMENT, *committed.price_id.tolist(), YOUR_QUOTE]
+    labels = {NO_COMMITMENT: "No committed price (compare on demand and owning only)",
+              YOUR_QUOTE: "Your quote (type the price and term)"}
+    labels.update({r.price_id: committed_label(r, display) for r in committed.itertuples()})
+    if st.session_state.get("tco_committed") not in options:
+        st.session_state["tco_committed"] = NO_COMMITMENT
+    choice = st.radio("Committed (reserved) price", options, format_func=labels.get, key="tco_committed")
+    if offer_id and committed.empty:
+        st.caption("No committed price stated for this offer in the catalog: reserved is compared only with your quote.")
+    elif not offer_id:
+        st.caption("Pick the on-demand offer above to use its own committed prices.")
+    if choice == YOUR_QUOTE:
+        q1, q2 = st.columns(2)
+        price = q1.number_input("Your quote (EUR per GPU-hour)", min_value=0.0, max_value=1000.0, step=0.05,
+                                format="%.4f", value=section.quote_price_eur_per_gpu_hour, key="tco_quote_price")
+        term = q2.number_input("Term of your quote (months)", min_value=1, max_value=120, step=1,
+                               value=section.quote_term_months, key="tco_quote_term")
+        return choice, price, (int(term) if term is not None else None)
+    if choice in set(committed.price_id):
+        row = committed.set_index("price_id").loc[choice]
+        return choice, round(float(row.amount_eur_per_gpu_hour), 4), int(row.term_months)
+    return choice, None, None
+
+
+def draw_inputs(reserved: tuple[float | None, int | None]) -> tuple[TcoInputs | None, dict[str, str]]:
+    """The usage inputs and the grouped cost inputs; ``reserved`` is the committed price and term from
+    :func:`draw_committed_choice`. Returns validated inputs (or None) and error messages per field."""
     slots: dict[str, st.delta_generator.DeltaGenerator] = {}
     top = st.columns([3, 1, 1])
     top[0].slider("Sustained utilisation (share of hours doing useful work)", 0.05, 1.0, step=0.01,
                   key=_key("utilisation_fraction"), format="%.2f")
     slots["utilisation_fraction"] = top[0].empty()
-    top[1].number_input("GPUs in the cluster", step=8, key=_key("cluster_gpus"))
+    top[1].number_input("GPUs in the cluster", min_value=1, step=8, key=_key("cluster_gpus"))
     slots["cluster_gpus"] = top[1].empty()
-    top[2].number_input("Horizon (months)", step=6, key=_key("horizon_months"))
+    top[2].number_input("Horizon (months)", min_value=1, max_value=240, step=6, key=_key("horizon_months"),
+                        help="Every total, per-hour figure, break-even and chart on this page covers this period.")
     slots["horizon_months"] = top[2].empty()
     cols = st.columns(len(GROUPS))
     for col, (title, fields) in zip(cols, GROUPS, strict=True):
@@ -149,8 +214,11 @@ def draw_inputs(section: TcoSection) -> tuple[TcoInputs | None, dict[str, str]]:
                 slots[name] = st.empty()
     values = {}
     for name in TcoInputs.model_fields:
-        v = st.session_state[_key(name)]
+        if name in RESERVED_FIELDS:
+            continue
+        v = st.session_state.get(_key(name))
         values[name] = int(v) if name in INT_FIELDS and v is not None and float(v).is_integer() else v
+    values["price_reserved_eur_per_gpu_hour"], values["reserved_term_months"] = reserved
     try:
         inputs = TcoInputs(**values)
     except ValidationError as exc:
@@ -159,50 +227,105 @@ def draw_inputs(section: TcoSection) -> tuple[TcoInputs | None, dict[str, str]]:
             name = str(e["loc"][0]) if e["loc"] else "inputs"
             errors[name] = e["msg"]
             target = slots.get(name)
-            (target or st).error(f"{name.replace('_', ' ')}: {e['msg']}", icon=":material/error:")
+            label = name.replace("_", " ") if name != "inputs" else "committed price"
+            (target or st).error(f"{label}: {e['msg'].removeprefix('Value error, ')}", icon=":material/error:")
         return None, errors
-    update_scenario(tco=section.model_copy(update={"inputs": inputs}))
     return inputs, {}
+
+
+def store_section(inputs: TcoInputs, offer_id: str | None, choice: str) -> TcoSection:
+    """Write the page's state back to the scenario (inputs plus where the prices came from)."""
+    origin = None if choice == NO_COMMITMENT else ("quote" if choice == YOUR_QUOTE else "offer")
+    update = {"inputs": inputs, "on_demand_offer_id": offer_id, "reserved_origin": origin,
+              "reserved_price_id": choice if origin == "offer" else None}
+    if origin == "quote":
+        update.update(quote_price_eur_per_gpu_hour=inputs.price_reserved_eur_per_gpu_hour,
+                      quote_term_months=inputs.reserved_term_months)
+    section = get_scenario().tco.model_copy(update=update)
+    update_scenario(tco=section)
+    return section
 
 
 @dataclass
 class Verdict:
     headline: str
     detail: str
+    notes: list[str]
 
 
-def verdict(inputs: TcoInputs, display: DisplaySettings) -> Verdict:
-    result = evaluate_tco(inputs)
-    cost = result.cost_per_useful_gpu_hour_eur
-    u = inputs.utilisation_fraction
-    useful_hours_per_year = u * HOURS_PER_YEAR * inputs.cluster_gpus
+def upfront_capex_eur(result: TcoResult) -> float:
+    """Cash needed at month 0 to buy the first generation of hardware (server, storage, networking, installation)."""
+    return (result.owned_breakdown_eur["hardware"] + result.owned_breakdown_eur["networking"]) / result.purchases
+
+
+def span_text(months: int) -> str:
+    return f"{months // 12} years" if months % 12 == 0 and months >= 24 else f"{months} months"
+
+
+def verdict(result: TcoResult, display: DisplaySettings, reserved_origin: str | None = None) -> Verdict:
+    """The answer in words, from the horizon totals only (the cheapest option is the lowest total)."""
+    inputs = result.inputs
+    totals = result.total_cost_eur
+    best, second = result.cheapest_option, result.runner_up_option
+    span = span_text(inputs.horizon_months)
+    head = (f"Over {span} at {inputs.utilisation_fraction:.0%} utilisation, {OPTION_NAMES[best]} is the cheapest way "
+            f"to run {inputs.cluster_gpus} GPUs: {money(totals[best], display, 0)}")
+    if second is not None:
+        saving = totals[second] - totals[best]
+        share = saving / totals[second] if totals[second] > 0 else 0.0
+        head += f", {money(saving, display, 0)} ({share:.0%}) less than {OPTION_NAMES[second]}."
+    else:
+        head += "."
     be = result.break_even_utilisation_fraction[Pair.ON_DEMAND_VS_OWNED.value]
-    diff_per_year = (cost["on_demand"] - cost["owned"]) * useful_hours_per_year
-    if diff_per_year > 0:
-        head = (f"At {u:.0%} utilisation, owning is cheaper than renting on demand by "
-                f"{money(diff_per_year, display, 0)} per year for {inputs.cluster_gpus} GPUs.")
-    else:
-        head = (f"At {u:.0%} utilisation, renting on demand is cheaper than owning by "
-                f"{money(-diff_per_year, display, 0)} per year for {inputs.cluster_gpus} GPUs.")
     if math.isfinite(be) and be <= 1:
-        head += f" Owning wins above {be:.0%} utilisation."
+        detail = f"Over this horizon owning beats renting on demand above **{be:.0%}** utilisation."
     else:
-        head += " Owning never wins at this rental price, even at 100 % utilisation."
-    cheapest = {"on_demand": "renting on demand", "reserved": "renting reserved", "owned": "owning"}[result.cheapest_option]
-    month = result.break_even_month.get("owned_vs_on_demand")
-    pay = (f"the purchase pays for itself in month {int(month)}" if month == month
-           else f"the purchase does not pay back within {inputs.horizon_months} months")
-    mean_be = result.break_even_utilisation_on_demand_vs_owned_at_mean_price_fraction
-    detail = (f"Cheapest per useful GPU-hour: **{cheapest}** ({money(cost[result.cheapest_option], display)}). "
-              f"In cash terms {pay}.")
-    if inputs.rental_price_decline_fraction_per_year > 0 and math.isfinite(mean_be):
-        detail += (f" With rental prices falling {inputs.rental_price_decline_fraction_per_year:.0%} a year, owning "
-                   f"needs {mean_be:.0%} utilisation against the average rental price over the horizon.")
-    return Verdict(head, detail)
+        detail = "Over this horizon owning never beats renting on demand, even at 100 % utilisation."
+    detail += (f" Per useful GPU-hour: on demand {money(result.cost_per_useful_gpu_hour_eur['on_demand'], display)}, "
+               f"owning {money(result.cost_per_useful_gpu_hour_eur['owned'], display)}")
+    if "reserved" in result.available_options:
+        detail += f", reserved {money(result.cost_per_useful_gpu_hour_eur['reserved'], display)}"
+    detail += " (each = its total ÷ the useful GPU-hours of the horizon)."
+    notes = [resale_note(result)]
+    notes.append(reserved_note(result, reserved_origin))
+    if inputs.rental_price_decline_fraction_per_year > 0:
+        notes.append(f"Rental prices fall {inputs.rental_price_decline_fraction_per_year:.0%} a year: on demand averages "
+                     f"{money(result.mean_on_demand_price_over_horizon_eur_per_gpu_hour, display)}/GPU-h over the horizon.")
+    return Verdict(head, detail, notes)
+
+
+def resale_note(result: TcoResult) -> str:
+    inputs = result.inputs
+    age = result.hardware_age_at_horizon_end_months
+    life = round(inputs.depreciation_years * 12)
+    text = (f"Owning: {result.purchases} purchase{'s' if result.purchases > 1 else ''} within the horizon; at its end the "
+            f"hardware is {age:.0f} of {life} months old and is credited at **{result.resale_value_at_horizon_end_fraction:.0%}** "
+            f"of its equipment price")
+    if inputs.horizon_months != life:
+        text += (f" (the horizon differs from the {inputs.depreciation_years:g}-year depreciation life, so the resale value "
+                 f"is read off a straight line from 100 % at purchase to {inputs.residual_value_fraction:.0%} at end of life)")
+    return text + ". Rule: straight-line to the residual value (IAS 16; the hyperscalers' filings use it for servers)."
+
+
+def reserved_note(result: TcoResult, origin: str | None) -> str:
+    inputs = result.inputs
+    if not inputs.has_reserved_price:
+        return ("Reserved: **no committed price stated** for this offer, so renting reserved is not compared. "
+                "Pick one of the offer's own committed prices or type your quote.")
+    source = "your quote" if origin == "quote" else "the offer's own committed price"
+    term = inputs.reserved_term_months
+    text = f"Reserved: {source}, {term}-month term"
+    paid = result.reserved_paid_months
+    if paid > inputs.horizon_months:
+        text += (f"; the horizon of {inputs.horizon_months} months ends inside a term, so {paid:.0f} months are paid "
+                 f"({paid - inputs.horizon_months:.0f} beyond the horizon, included in its total)")
+    elif inputs.horizon_months % term == 0:
+        text += f"; {inputs.horizon_months // term} term(s) fit the horizon exactly"
+    return text + "."
 
 
 def utilisation_sweep(inputs: TcoInputs, n: int = 96) -> pd.DataFrame:
-    """Cost per useful GPU-hour of each option over utilisation: one vectorised engine call."""
+    """Cost per useful GPU-hour of each option over utilisation, same horizon: one vectorised engine call."""
     u = np.linspace(0.05, 1.0, n)
     params = inputs.as_arrays()
     params["utilisation_fraction"] = u
@@ -217,7 +340,7 @@ def cached_tornado(inputs: TcoInputs, pct: float):
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_monte_carlo(inputs: TcoInputs, ranges: tuple, n_draws: int):
-    """Monte Carlo at the chosen utilisation plus p10/p50/p90 bands over a utilisation grid."""
+    """Monte Carlo at the chosen utilisation plus p10/p50/p90 bands over a utilisation grid (same horizon)."""
     rng_map = {name: (low, mode, high) for name, low, mode, high in ranges}
     at_u = monte_carlo(inputs, ranges=rng_map, n_draws=n_draws, seed=0)
     grid = np.linspace(0.1, 1.0, 19)
@@ -235,6 +358,30 @@ def ranges_frame(inputs: TcoInputs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def assumptions_frame(inputs: TcoInputs) -> pd.DataFrame:
-    return pd.DataFrame([{"input": a.name, "value": a.value, "unit": a.unit, "source": a.source}
-                         for a in inputs.assumptions()])
+_DEFAULTS = TcoInputs()
+
+
+def assumptions_frame(inputs: TcoInputs, section: TcoSection | None = None, *, as_text: bool = True) -> pd.DataFrame:
+    """Every input with its value, unit and source; catalog-filled and typed values name their real origin.
+
+    ``as_text`` formats the values for display ("not given" for a missing one); otherwise they stay numbers
+    (None when missing) for spreadsheets."""
+    rows = []
+    for a in inputs.assumptions():
+        source = a.source
+        if section is not None:
+            if a.name == "price_on_demand_eur_per_gpu_hour" and section.on_demand_offer_id:
+                source = f"catalog offer {section.on_demand_offer_id} (or your edit of its price)"
+            elif a.name in ("price_reserved_eur_per_gpu_hour", "reserved_term_months"):
+                source = {"offer": f"committed price {section.reserved_price_id} of offer {section.on_demand_offer_id}",
+                          "quote": "your quote (entered by the user)"}.get(section.reserved_origin or "", "not given")
+            elif a.value != a.value:  # NaN: not given
+                source = "not given"
+            elif not math.isclose(a.value, float(getattr(_DEFAULTS, a.name)), rel_tol=1e-9, abs_tol=1e-12):
+                source = "entered by the user"
+        if as_text:
+            value = "not given" if a.value != a.value else f"{a.value:,.6g}"
+        else:
+            value = None if a.value != a.value else a.value
+        rows.append({"input": FIELD_LABELS.get(a.name, a.name), "value": value, "unit": a.unit, "source": source})
+    return pd.DataFrame(rows)

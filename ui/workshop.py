@@ -11,7 +11,7 @@ import zlib
 import streamlit as st
 from pydantic import ValidationError
 
-from ui.scenario import SCENARIO_KEY, SCENARIO_VERSION, Scenario
+from ui.scenario import SCENARIO_KEY, SCENARIO_VERSION, Scenario, migrate_document
 
 LINK_PARAM = "s"
 #: Session keys that survive loading a scenario (everything else is widget state that pages rebuild
@@ -50,8 +50,8 @@ def from_json(text: str | bytes) -> Scenario:
 
 
 def migrate(data: dict) -> dict:
-    """Bring an older scenario document up to :data:`SCENARIO_VERSION` (version 1 is the first)."""
-    return {**data, "version": SCENARIO_VERSION}
+    """Bring an older scenario document up to :data:`SCENARIO_VERSION` (see :func:`ui.scenario.migrate_document`)."""
+    return migrate_document(data)
 
 
 def encode_link(scenario: Scenario) -> str:
@@ -114,12 +114,13 @@ def key_results(scenario: Scenario) -> dict[str, object]:
     out: dict[str, object] = {}
     tco = evaluate_tco(scenario.tco.inputs)
     out["TCO: utilisation"] = scenario.tco.inputs.utilisation_fraction
+    out["TCO: horizon, months"] = scenario.tco.inputs.horizon_months
     out["TCO: break-even utilisation, own vs on-demand"] = tco.break_even_utilisation_fraction[Pair.ON_DEMAND_VS_OWNED.value]
+    for option in tco.available_options:
+        out[f"TCO: {option.replace('_', '-')}, EUR total over the horizon"] = tco.total_cost_eur[option]
     out["TCO: own, EUR per useful GPU-hour"] = tco.cost_per_useful_gpu_hour_eur["owned"]
     out["TCO: on-demand, EUR per useful GPU-hour"] = tco.cost_per_useful_gpu_hour_eur["on_demand"]
     out["TCO: cheapest option"] = tco.cheapest_option
-    month = tco.break_even_month.get("owned_vs_on_demand", math.nan)
-    out["TCO: payback month"] = month
     priced = price_workload(scenario.workload, scenario.display.usd_per_eur)
     ranked = priced.ranked
     if len(ranked):

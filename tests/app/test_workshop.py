@@ -77,7 +77,7 @@ def test_a_share_link_reproduces_the_tco_view(catalog_path):
     at.run()
     at.switch_page("app_pages/tco.py").run()
     assert not at.exception
-    assert at.subheader[0].value.startswith("At 42% utilisation")
+    assert at.subheader[0].value.startswith("Over 5 years at 42% utilisation")
     assert at.number_input(key="_tco_price_on_demand_eur_per_gpu_hour").value == pytest.approx(3.1)
 
 
@@ -117,7 +117,7 @@ def test_excel_workbook_reads_back(store):
     assert {"Summary", "TCO inputs", "TCO results", "Workload results", "Catalog rows used"} <= set(wb.sheetnames)
     tco_inputs = list(wb["TCO inputs"].iter_rows(values_only=True))
     assert tco_inputs[0][:3] == ("input", "value", "unit")
-    assert ("utilisation_fraction", 0.7) in [r[:2] for r in tco_inputs]
+    assert ("Sustained utilisation (0-1)", 0.7) in [r[:2] for r in tco_inputs]
     catalog_rows = list(wb["Catalog rows used"].iter_rows(values_only=True))
     assert "source_url" in catalog_rows[0] and len(catalog_rows) > 100
 
@@ -132,7 +132,7 @@ def test_pdf_report_has_the_verdict_and_the_catalog_date(store):
     data = pdf_report(store, Scenario(), progress=lambda f, t: steps.append(f))
     text = "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
     assert "scenario report" in text and "Rent or own" in text
-    assert "owning is cheaper than renting on demand" in text
+    assert "owning is the cheapest way to run 8 GPUs" in text
     assert "data version" in text
     assert len(PdfReader(io.BytesIO(data)).pages) >= 2
     assert steps[-1] == 1.0

@@ -1,0 +1,686 @@
+r"""Total cost of each option over the chosen horizon, and every figure derived from that one total.
+
+The page asks one question: *what does it cost to have ``cluster_gpus`` GPUs doing useful work for
+``horizon_months`` months?* Every number answers it from the same totals:
+
+* the **total over the horizon** per option (:func:`horizon_cost_eur_per_gpu`, times the GPU count);
+* the **cost per useful GPU-hour** = that total / the useful GPU-hours in the horizon
+  (:func:`cost_per_useful_gpu_hour_eur`); so per-hour figures times useful hours give the totals back;
+* the **break-even utilisation** = the utilisation at which two totals are equal (closed form,
+  :func:`break_even_utilisation`);
+* the **net cost to date** curve (:func:`cumulative_cost_eur`) = the same total for a horizon of 1, 2, ...
+  months, i.e. what each option has cost if you stop at that month; its last point is the total, and the
+  **break-even month** (:func:`break_even_month`) is where the curves cross.
+
+So the option called cheapest is, by construction, the one with the lowest net cost at the horizon end.
+
+How each option is charged over a horizon of :math:`H` months (:math:`h = 730` h/month, per GPU):
+
+* **on demand**: the useful hours only, :math:`u\,h\,\sum_{m<H} p_0 q^m` with the monthly price factor
+  :math:`q = (1-\delta)^{1/12}` (rental price decline :math:`\delta` per year);
+* **reserved** (a committed price :math:`p_r` for a term of :math:`T` months): every hour of every term
+  started within the horizon, :math:`h\,T\,p_r \sum_{j < \lceil H/T \rceil} q^{jT}`; a term that runs past
+  the horizon end is still owed and is included (the page says so). No committed price -> NaN (the option
+  takes no part);
+* **owned**: buy the equipment (:math:`K_e` = server + networking + storage) and installation :math:`I` at
+  month 0 and again at the end of each life of :math:`M = \max(1, \mathrm{round}(12 L))` months; the
+  equipment loses value in a straight line from :math:`K_e` to :math:`\rho K_e` over a life
+  (:data:`engine.tco.inputs.RESIDUAL_VALUE_RULE`), is sold at :math:`\rho K_e` when replaced and at its
+  then-current value :math:`K_e (1 - (1-\rho) a/M)` at the horizon end (age :math:`a` months); the cost of
+  capital is charged each month at :math:`i_m = (1+i)^{1/12} - 1` on the capital still tied up (equipment
+  value plus installation written off straight-line over the life); power, colocation, staff and
+  maintenance are paid every month.
+
+With :math:`n_p = \lceil H/M \rceil` purchases and :math:`a = H - (n_p - 1) M` the net equipment cost is
+:math:`n_p (K_e + I) - (n_p - 1)\rho K_e - K_e (1 - (1-\rho) a/M) = (1-\rho) K_e H / M + n_p I`: straight-line
+depreciation, whatever the horizon.
+
+Conventions (see :mod:`engine`): costs are positive EUR (the resale credit is the only negative layer);
+rates are per year; cash is not discounted, the cost of capital enters as the monthly interest layer
+``capital_cost``. Every kernel takes keyword arrays named like the :class:`~engine.tco.inputs.TcoInputs`
+fields and broadcasts them; ``horizon_months`` may be an array too (one code path for a slider, a sweep, a
+tornado, a Monte Carlo and the month-by-month curve).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.tco.inputs import (
+    HOURS_PER_MONTH,
+    MONTHS_PER_YEAR,
+    RESIDUAL_VALUE_RULE,
+    Assumption,
+    TcoInputs,
+    take,
+)
+
+
+class Option(enum.StrEnum):
+    """The three ways to get a GPU-hour."""
+
+    ON_DEMAND = "on_demand"
+    RESERVED = "reserved"
+    OWNED = "owned"
+
+
+class Pair(enum.StrEnum):
+    """Pairs of options with a closed-form break-even utilisation (see :func:`break_even_utilisation`)."""
+
+    ON_DEMAND_VS_OWNED = "on_demand_vs_owned"
+    ON_DEMAND_VS_RESERVED = "on_demand_vs_reserved"
+    RESERVED_VS_OWNED = "reserved_vs_owned"
+
+
+#: Owned cost layers over the horizon, in display order. ``residual_credit`` (resale value) is negative,
+#: the others >= 0; the layers add up to the owned total.
+LAYERS = (
+    "hardware", "networking", "capital_cost", "power_and_cooling", "facility", "staff", "maintenance",
+    "residual_credit",
+)
+
+_OWNED_PARAMS = (
+    "server_capex_eur_per_gpu",
+    "networking_capex_eur_per_gpu",
+    "storage_capex_eur_per_gpu",
+    "installation_capex_eur_per_gpu",
+    "depreciation_years",
+    "cost_of_capital_fraction_per_year",
+    "residual_value_fraction",
+    "power_at_load_kw_per_gpu",
+    "idle_power_fraction",
+    "pue",
+    "electricity_eur_per_kwh",
+    "colocation_eur_per_kw_month",
+    "maintenance_fraction_of_capex_per_year",
+    "staff_fte",
+    "labour_cost_eur_per_hour",
+    "working_hours_per_fte_year",
+    "cluster_gpus",
+)
+_RENT_PARAMS = (
+    "price_on_demand_eur_per_gpu_hour",
+    "rental_price_decline_fraction_per_year",
+    "price_reserved_eur_per_gpu_hour",
+    "reserved_term_months",
+)
+#: Inputs of :func:`compare_options_per_useful_gpu_hour`, in the argument order of :func:`_compare_block`.
+COMPARE_PARAMS = ("utilisation_fraction", "horizon_months", *_RENT_PARAMS, *_OWNED_PARAMS)
+
+
+# --------------------------------------------------------------------------------------------------
+# Building blocks
+# --------------------------------------------------------------------------------------------------
+
+
+def mean_on_demand_price_eur_per_gpu_hour(
+    price_on_demand_eur_per_gpu_hour: npt.ArrayLike,
+    rental_price_decline_fraction_per_year: npt.ArrayLike,
+    horizon_months: npt.ArrayLike,
+) -> np.ndarray:
+    r"""Average on-demand price over the horizon when prices fall by a constant fraction per year.
+
+    Parameters
+    ----------
+    price_on_demand_eur_per_gpu_hour : array_like
+        Price today :math:`p_0` [EUR/GPU-h].
+    rental_price_decline_fraction_per_year : array_like
+        :math:`\delta` [1/yr], 0 <= delta < 1.
+    horizon_months : array_like
+        :math:`H` [month], >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Mean of the monthly prices [EUR/GPU-h] (undiscounted), broadcast shape of the inputs.
+
+    Notes
+    -----
+    With :math:`q = (1-\delta)^{1/12}` and :math:`p_m = p_0 q^m`, :math:`m = 0 \dots H-1`:
+
+    .. math::
+
+        \bar p = \frac{1}{H}\sum_{m=0}^{H-1} p_0 q^m = p_0 \frac{1 - q^H}{H (1 - q)} \quad (q < 1),
+        \qquad \bar p = p_0 \quad (\delta = 0)
+
+    Examples
+    --------
+    >>> float(mean_on_demand_price_eur_per_gpu_hour(4.0, 0.0, 36))
+    4.0
+    >>> round(float(mean_on_demand_price_eur_per_gpu_hour(4.0, 0.2, 24)), 4)
+    3.2567
+    """
+    price = np.asarray(price_on_demand_eur_per_gpu_hour, dtype=float)
+    decline = np.asarray(rental_price_decline_fraction_per_year, dtype=float)
+    months = np.asarray(horizon_months, dtype=float)
+    log_q = np.log1p(-decline) / MONTHS_PER_YEAR  # log of the monthly price factor q (exact for tiny declines)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mean_factor = np.where(log_q < 0, np.expm1(months * log_q) / (months * np.expm1(log_q)), 1.0)
+    return price * mean_factor
+
+
+def life_months(depreciation_years: npt.ArrayLike) -> np.ndarray:
+    """Life of one hardware generation in whole months, :math:`M = \\max(1, \\mathrm{round}(12 L))` [month]."""
+    return np.maximum(1.0, np.rint(np.asarray(depreciation_years, dtype=float) * MONTHS_PER_YEAR))
+
+
+def resale_value_fraction_at(
+    age_months: npt.ArrayLike, depreciation_years: npt.ArrayLike, residual_value_fraction: npt.ArrayLike
+) -> np.ndarray:
+    r"""Resale value of equipment of a given age as a share of its purchase price [-].
+
+    The residual-value rule (:data:`engine.tco.inputs.RESIDUAL_VALUE_RULE`): a straight line from 1 at
+    purchase to :math:`\rho` at the end of the life :math:`M` months, :math:`v(a) = 1 - (1-\rho)\,a/M`,
+    for :math:`0 \le a \le M`.
+
+    Examples
+    --------
+    >>> round(float(resale_value_fraction_at(36, 5.0, 0.2)), 4)  # 1 - 0.8 * 36/60
+    0.52
+    >>> float(resale_value_fraction_at(60, 5.0, 0.2))
+    0.2
+    """
+    months = life_months(depreciation_years)
+    rho = np.asarray(residual_value_fraction, dtype=float)
+    return 1.0 - (1.0 - rho) * np.asarray(age_months, dtype=float) / months
+
+
+def _generations(horizon: np.ndarray, life: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Purchases :math:`n_p = \\lceil H/M \\rceil` and the age :math:`a = H - (n_p-1) M` at the horizon end."""
+    purchases = np.ceil(horizon / life)
+    return purchases, horizon - (purchases - 1.0) * life
+
+
+def _owned_layers(horizon: np.ndarray, u: np.ndarray, owned: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
+    """Owned layers per GPU over the horizon [EUR/GPU] (formulas in the module docstring)."""
+    (
+        server, network, storage, install, life_years, rate, residual, power_kw, idle, pue, price_kwh, colo,
+        maintenance, fte, labour, hours, gpus,
+    ) = owned
+    life = life_months(life_years)
+    purchases, age = _generations(horizon, life)
+    equipment = server + network + storage
+    monthly_rate = np.expm1(np.log1p(rate) / MONTHS_PER_YEAR)
+    older = purchases - 1.0
+
+    def tied_up_months(x: np.ndarray, lost_share: np.ndarray) -> np.ndarray:
+        # sum over ages t = 0 .. x-1 of (1 - lost_share * t / M): capital-months of one generation
+        return x - lost_share * x * (x - 1.0) / (2.0 * life)
+
+    equipment_months = older * tied_up_months(life, 1.0 - residual) + tied_up_months(age, 1.0 - residual)
+    install_months = older * tied_up_months(life, 1.0) + tied_up_months(age, 1.0)
+    hours_in_horizon = HOURS_PER_MONTH * horizon
+    return {
+        "hardware": purchases * (server + storage + install),
+        "networking": purchases * network,
+        "capital_cost": monthly_rate * (equipment * equipment_months + install * install_months),
+        "power_and_cooling": power_kw * pue * price_kwh * (idle + (1.0 - idle) * u) * hours_in_horizon,
+        "facility": colo * power_kw * horizon,
+        "staff": fte * labour * hours * horizon / (MONTHS_PER_YEAR * gpus),
+        "maintenance": maintenance * equipment * horizon / MONTHS_PER_YEAR,
+        "residual_credit": -(older * residual * equipment + equipment * (1.0 - (1.0 - residual) * age / life)),
+    }
+
+
+def _owned_coefficients(horizon: np.ndarray, owned: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Owned total per GPU over the horizon as :math:`A + B u` [EUR/GPU]: ``(A, B)``."""
+    (
+        server, network, storage, install, life_years, rate, residual, power_kw, idle, pue, price_kwh, colo,
+        maintenance, fte, labour, hours, gpus,
+    ) = owned
+    life = life_months(life_years)
+    purchases, age = _generations(horizon, life)
+    equipment = server + network + storage
+    older = purchases - 1.0
+    monthly_rate = np.expm1(np.log1p(rate) / MONTHS_PER_YEAR)
+    half_over_life = 0.5 / life
+    lost = 1.0 - residual
+    full_gen = life - (life - 1.0) * life * half_over_life  # sum_{t<M} (1 - t/M)
+    last_gen = age - age * (age - 1.0) * half_over_life
+    equipment_months = older * (life - lost * (life - full_gen)) + (age - lost * (age - last_gen))
+    install_months = older * full_gen + last_gen
+    energy_per_month = power_kw * pue * price_kwh * HOURS_PER_MONTH
+    fixed = (
+        purchases * (equipment + install)
+        - older * residual * equipment
+        - equipment * (1.0 - lost * age / life)
+        + monthly_rate * (equipment * equipment_months + install * install_months)
+        + horizon * (energy_per_month * idle + colo * power_kw + fte * labour * hours / (MONTHS_PER_YEAR * gpus)
+                     + maintenance * equipment / MONTHS_PER_YEAR)
+    )
+    return fixed, energy_per_month * (1.0 - idle) * horizon
+
+
+def _rent_totals(
+    horizon: np.ndarray, price: np.ndarray, decline: np.ndarray, reserved_price: np.ndarray, term: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """On-demand total per useful-hour-fraction, reserved total, both per GPU [EUR/GPU]; and the mean price.
+
+    Returns ``(on_demand_per_unit_u, reserved, mean_price)``: the on-demand total is ``u * on_demand_per_unit_u``.
+    """
+    mean_price = mean_on_demand_price_eur_per_gpu_hour(price, decline, horizon)
+    terms = np.ceil(horizon / term)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log_ratio = np.log1p(-decline) * term / MONTHS_PER_YEAR  # log of the price factor from term to term
+        series = np.where(log_ratio < 0, np.expm1(terms * log_ratio) / np.expm1(log_ratio), terms)
+    reserved = HOURS_PER_MONTH * term * reserved_price * series
+    return HOURS_PER_MONTH * horizon * mean_price, reserved, mean_price
+
+
+def _break_even(
+    pair: Pair, on_demand_per_unit_u: np.ndarray, reserved: np.ndarray, fixed: np.ndarray, variable: np.ndarray
+) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if pair is Pair.ON_DEMAND_VS_OWNED:
+            margin = on_demand_per_unit_u - variable
+            return np.where(margin > 0, fixed / margin, np.inf)
+        if pair is Pair.ON_DEMAND_VS_RESERVED:
+            return np.where(on_demand_per_unit_u > 0, reserved / on_demand_per_unit_u, np.nan)
+        return (reserved - fixed) / variable  # RESERVED_VS_OWNED: +-inf when B = 0, NaN on an exact tie
+
+
+# --------------------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------------------
+
+
+def horizon_cost_eur_per_gpu(option: Option | str, /, **params: npt.ArrayLike) -> np.ndarray:
+    r"""Total cost of one GPU over the horizon for one option [EUR/GPU] (module docstring has the formulas).
+
+    Parameters
+    ----------
+    option : Option or str
+        ``"on_demand"``, ``"reserved"`` or ``"owned"``.
+    **params : array_like
+        :class:`~engine.tco.inputs.TcoInputs` fields, broadcast together; all options need
+        ``horizon_months`` [month] and ``utilisation_fraction`` [-]; renting needs the price fields; owning
+        the owned fields.
+
+    Returns
+    -------
+    numpy.ndarray
+        [EUR/GPU]; NaN for ``"reserved"`` where no committed price is given.
+
+    Examples
+    --------
+    One GPU bought for 8,760 EUR with a one-year life and no resale value, nothing else owned: over 24
+    months two generations are bought, 17,520 EUR.
+
+    >>> simple = dict(TcoInputs().as_arrays(), server_capex_eur_per_gpu=8760.0, networking_capex_eur_per_gpu=0.0,
+    ...               storage_capex_eur_per_gpu=0.0, depreciation_years=1.0, cost_of_capital_fraction_per_year=0.0,
+    ...               residual_value_fraction=0.0, power_at_load_kw_per_gpu=0.0, maintenance_fraction_of_capex_per_year=0.0,
+    ...               staff_fte=0.0, horizon_months=24)
+    >>> float(horizon_cost_eur_per_gpu("owned", **simple))
+    17520.0
+    >>> float(horizon_cost_eur_per_gpu("on_demand", **dict(simple, utilisation_fraction=0.5)))  # 0.5 x 730 h x 24 x 4.32
+    37843.2
+    """
+    option = Option(option)
+    where = "horizon_cost_eur_per_gpu"
+    u, horizon = take(params, ("utilisation_fraction", "horizon_months"), where)
+    if option is Option.OWNED:
+        fixed, variable = _owned_coefficients(horizon, take(params, _OWNED_PARAMS, where))
+        return fixed + variable * u
+    per_u, reserved, _mean = _rent_totals(horizon, *take(params, _RENT_PARAMS, where))
+    if option is Option.ON_DEMAND:
+        return np.broadcast_to(per_u * u, np.broadcast_shapes(per_u.shape, u.shape)).copy()
+    return np.broadcast_to(reserved, np.broadcast_shapes(reserved.shape, u.shape)).copy()
+
+
+def useful_gpu_hours_per_gpu(utilisation_fraction: npt.ArrayLike, horizon_months: npt.ArrayLike) -> np.ndarray:
+    """Useful GPU-hours of one GPU over the horizon, :math:`u\\,h\\,H` [GPU-h/GPU]."""
+    return np.asarray(utilisation_fraction, dtype=float) * HOURS_PER_MONTH * np.asarray(horizon_months, dtype=float)
+
+
+def cost_per_useful_gpu_hour_eur(option: Option | str, /, **params: npt.ArrayLike) -> np.ndarray:
+    r"""Total over the horizon divided by the useful GPU-hours in it [EUR per useful GPU-h].
+
+    .. math:: c = \frac{C_{option}(H, u)}{u\,h\,H}
+
+    so ``cost_per_useful_gpu_hour_eur * useful GPU-hours`` gives the horizon total back.
+
+    Examples
+    --------
+    >>> inputs = TcoInputs().as_arrays()
+    >>> float(cost_per_useful_gpu_hour_eur("on_demand", **inputs))
+    4.32
+    >>> bool(np.isnan(cost_per_useful_gpu_hour_eur("reserved", **inputs)))  # no committed price given
+    True
+    """
+    (u, horizon) = take(params, ("utilisation_fraction", "horizon_months"), "cost_per_useful_gpu_hour_eur")
+    return horizon_cost_eur_per_gpu(option, **params) / useful_gpu_hours_per_gpu(u, horizon)
+
+
+def owned_breakdown_eur_per_gpu(**params: npt.ArrayLike) -> dict[str, np.ndarray]:
+    """Owned layers (:data:`LAYERS`) per GPU over the horizon [EUR/GPU]; they add up to the owned total.
+
+    Examples
+    --------
+    >>> layers = owned_breakdown_eur_per_gpu(**TcoInputs().as_arrays())
+    >>> total = sum(layers.values())
+    >>> bool(np.isclose(total, horizon_cost_eur_per_gpu("owned", **TcoInputs().as_arrays())))
+    True
+    """
+    where = "owned_breakdown_eur_per_gpu"
+    u, horizon = take(params, ("utilisation_fraction", "horizon_months"), where)
+    layers = _owned_layers(horizon, u, take(params, _OWNED_PARAMS, where))
+    shape = np.broadcast_shapes(*(v.shape for v in layers.values()))
+    return {name: np.broadcast_to(layers[name], shape) for name in LAYERS}
+
+
+def break_even_utilisation(pair: Pair | str, **params: npt.ArrayLike) -> np.ndarray:
+    r"""Utilisation at which two options cost the same in total over the horizon (closed form).
+
+    Parameters
+    ----------
+    pair : Pair or str
+        ``"on_demand_vs_owned"``, ``"on_demand_vs_reserved"`` or ``"reserved_vs_owned"``.
+    **params : array_like
+        :class:`~engine.tco.inputs.TcoInputs` fields (the utilisation is ignored).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`u^*` [-], not clipped to (0, 1]: :math:`u^* > 1` means the break-even cannot be reached.
+        NaN for pairs with reserved when no committed price is given.
+
+    Notes
+    -----
+    With the owned total :math:`A + B u` (:math:`B` = the utilisation-dependent power), the reserved total
+    :math:`R` and the on-demand total :math:`u\,h\,H\,\bar p`:
+
+    * on demand vs owned: :math:`u^* = A / (h H \bar p - B)` (:math:`+\infty` when :math:`h H \bar p \le B`);
+      owning is cheaper for :math:`u > u^*`;
+    * on demand vs reserved: :math:`u^* = R / (h H \bar p)`; reserving is cheaper for :math:`u > u^*`
+      (with :math:`H` a whole number of terms and no price decline this is :math:`p_r/p_0`, the critical
+      fractile of docs/domain-model.md section 6);
+    * reserved vs owned: :math:`u^* = (R - A)/B`; here owning is cheaper for :math:`u < u^*`.
+
+    Examples
+    --------
+    >>> inputs = dict(TcoInputs().as_arrays(), price_reserved_eur_per_gpu_hour=2.0, reserved_term_months=12.0)
+    >>> round(float(break_even_utilisation("on_demand_vs_reserved", **inputs)), 4)  # 2.0 / 4.32
+    0.463
+    """
+    pair = Pair(pair)
+    where = "break_even_utilisation"
+    (horizon,) = take(params, ("horizon_months",), where)
+    per_u, reserved, _mean = _rent_totals(horizon, *take(params, _RENT_PARAMS, where))
+    zero = np.zeros(())
+    if pair is Pair.ON_DEMAND_VS_RESERVED:
+        return _break_even(pair, per_u, reserved, zero, zero)
+    fixed, variable = _owned_coefficients(horizon, take(params, _OWNED_PARAMS, where))
+    return _break_even(pair, per_u, reserved, fixed, variable)
+
+
+def compare_options_per_useful_gpu_hour(**params: npt.ArrayLike) -> dict[str, np.ndarray]:
+    """All three costs per useful GPU-hour and all three break-even utilisations in one vectorised pass.
+
+    The kernel behind sweeps, the tornado and the Monte Carlo: the owned coefficients are computed once
+    and shared. Large inputs are evaluated in blocks (same result, less memory).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Keys ``"on_demand"``, ``"reserved"``, ``"owned"`` [EUR per useful GPU-h] (as
+        :func:`cost_per_useful_gpu_hour_eur`) and the :class:`Pair` values [-] (as
+        :func:`break_even_utilisation`), all of the broadcast shape of the inputs.
+
+    Examples
+    --------
+    >>> out = compare_options_per_useful_gpu_hour(**TcoInputs().as_arrays())
+    >>> round(float(out["on_demand"]), 2), bool(np.isnan(out["reserved"]))
+    (4.32, True)
+    """
+    arrays = take(params, COMPARE_PARAMS, "compare_options_per_useful_gpu_hour")
+    return evaluate_in_blocks(_compare_block, arrays)
+
+
+def _compare_block(
+    u: np.ndarray, horizon: np.ndarray, price: np.ndarray, decline: np.ndarray, reserved_price: np.ndarray,
+    term: np.ndarray, *owned: np.ndarray, costs_only: bool = False
+) -> dict[str, np.ndarray]:
+    per_u, reserved, _mean = _rent_totals(horizon, price, decline, reserved_price, term)
+    fixed, variable = _owned_coefficients(horizon, owned)
+    useful = u * HOURS_PER_MONTH * horizon
+    out = {
+        Option.ON_DEMAND.value: per_u * u / useful,
+        Option.RESERVED.value: reserved / useful,
+        Option.OWNED.value: (fixed + variable * u) / useful,
+    }
+    if not costs_only:
+        for pair in Pair:
+            out[pair.value] = _break_even(pair, per_u, reserved, fixed, variable)
+    return out
+
+
+#: Points per block in :func:`evaluate_in_blocks` (256 KiB per float64 temporary).
+BLOCK_POINTS = 32_768
+
+
+def evaluate_in_blocks(fn: Any, arrays: Sequence[np.ndarray], block: int = BLOCK_POINTS) -> dict[str, np.ndarray]:
+    """Evaluate the elementwise ``fn(*arrays)`` over blocks of points; same result as one call.
+
+    Running a long chain of numpy operations block by block keeps each temporary at ``block`` elements
+    instead of the full size, and is slightly faster because the temporaries stay in cache. Only used
+    when every non-scalar input already has the full broadcast shape; otherwise ``fn`` runs once.
+    """
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    size = math.prod(shape)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if size <= 2 * block or any(a.ndim and a.shape != shape for a in arrays):
+            out = fn(*arrays)
+            return {key: np.broadcast_to(value, shape).copy() for key, value in out.items()}
+        flat = [a.reshape(-1) if a.ndim else a for a in arrays]
+        result: dict[str, np.ndarray] = {}
+        for start in range(0, size, block):
+            stop = min(start + block, size)
+            part = fn(*(a[start:stop] if a.ndim else a for a in flat))
+            for key, value in part.items():
+                if key not in result:
+                    result[key] = np.empty(size)
+                result[key][start:stop] = value
+    return {key: value.reshape(shape) for key, value in result.items()}
+
+
+# --------------------------------------------------------------------------------------------------
+# Month by month: the same totals for every horizon 1 .. H
+# --------------------------------------------------------------------------------------------------
+
+
+def _horizon_axis(params: Mapping[str, Any], where: str) -> tuple[int, dict[str, np.ndarray]]:
+    (h,) = take(params, ("horizon_months",), where)
+    if h.ndim != 0 or h < 1 or h != np.floor(h):
+        raise ValueError(f"{where}: horizon_months must be a scalar integer >= 1, got {h}")
+    months = int(h)
+    expanded = {name: np.asarray(value, dtype=float)[..., None] for name, value in params.items()}
+    expanded["horizon_months"] = np.arange(1.0, months + 1.0)
+    return months, expanded
+
+
+def cumulative_cost_eur(option: Option | str, /, **params: npt.ArrayLike) -> np.ndarray:
+    r"""Net cost to date of a cluster of ``cluster_gpus`` GPUs: the total if you stopped after month k [EUR].
+
+    Point :math:`k` (1-based) is :func:`horizon_cost_eur_per_gpu` with a horizon of :math:`k` months times
+    the GPU count: owned hardware sold at its resale value then, a started reserved term paid to its end.
+    The last point is the horizon total.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``S + (horizon_months,)`` [EUR]; NaN for reserved without a committed price.
+
+    Examples
+    --------
+    >>> inputs = dict(TcoInputs().as_arrays(), horizon_months=2)
+    >>> cumulative_cost_eur("on_demand", **inputs).round(2).tolist()  # 8 GPUs x 0.7 x 730 h x 4.32 per month
+    [17660.16, 35320.32]
+    """
+    _months, expanded = _horizon_axis(params, "cumulative_cost_eur")
+    (gpus,) = take(expanded, ("cluster_gpus",), "cumulative_cost_eur")
+    return horizon_cost_eur_per_gpu(option, **expanded) * gpus
+
+
+def break_even_month(
+    option: Option | str = Option.OWNED, versus: Option | str = Option.ON_DEMAND, **params: npt.ArrayLike
+) -> np.ndarray:
+    r"""First month after which ``option`` has cost no more in total than ``versus`` (net cost to date).
+
+    Returns
+    -------
+    numpy.ndarray
+        Month count :math:`k \in \{1 \dots H\}` [month] (float), the smallest with
+        :math:`C^{option}(k) \le C^{versus}(k)`; NaN when that never happens within ``horizon_months`` (or an
+        option has no price). Shape ``S``, the broadcast shape of the parameters.
+
+    Notes
+    -----
+    "First" is literal: the curves can cross back (e.g. at a replacement purchase or a new reserved term);
+    :func:`cumulative_cost_eur` shows the whole story, and the verdict uses the horizon end.
+    """
+    cumulative_a = cumulative_cost_eur(option, **params)
+    cumulative_b = cumulative_cost_eur(versus, **params)
+    cheaper = cumulative_a <= cumulative_b
+    first = np.argmax(cheaper, axis=-1).astype(float) + 1.0
+    return np.where(cheaper.any(axis=-1), first, np.nan)
+
+
+# --------------------------------------------------------------------------------------------------
+# One scenario with its assumptions
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TcoResult:
+    """Numbers for one scenario, all derived from the horizon totals, plus the assumptions behind them.
+
+    Attributes
+    ----------
+    inputs : TcoInputs
+    total_cost_eur : dict of str to float
+        Per :class:`Option` value: the cluster's total over the horizon [EUR]; NaN for reserved without a
+        committed price.
+    useful_gpu_hours : float
+        Useful GPU-hours of the cluster over the horizon [GPU-h].
+    cost_per_useful_gpu_hour_eur : dict of str to float
+        ``total_cost_eur / useful_gpu_hours`` per option [EUR per useful GPU-h].
+    available_options : tuple of str
+        Options that have a price (reserved only with a committed price).
+    cheapest_option : str
+        The available option with the lowest total (ties go to the one with less commitment).
+    owned_breakdown_eur, owned_breakdown_eur_per_useful_gpu_hour : dict of str to float
+        Owned layers (:data:`LAYERS`) for the cluster over the horizon [EUR] and per useful GPU-hour.
+    break_even_utilisation_fraction : dict of str to float
+        Per :class:`Pair` value over the horizon [-] (see :func:`break_even_utilisation`).
+    mean_on_demand_price_over_horizon_eur_per_gpu_hour : float
+    purchases : int
+        Hardware generations bought within the horizon.
+    hardware_age_at_horizon_end_months : float
+    resale_value_at_horizon_end_fraction : float
+        Resale value of the hardware held at the horizon end, share of equipment capex [-].
+    reserved_paid_months : float
+        Months of committed price paid (whole terms; >= the horizon); NaN without a committed price.
+    months : numpy.ndarray
+        Month numbers 1..H.
+    cumulative_cost_eur : dict of str to numpy.ndarray
+        Net cost to date per option [EUR], shape (H,); the last value is ``total_cost_eur``.
+    break_even_month : dict of str to float
+        Keys ``"owned_vs_on_demand"``, ``"owned_vs_reserved"``, ``"reserved_vs_on_demand"`` [month].
+    assumptions : tuple of Assumption
+    residual_value_rule : str
+    """
+
+    inputs: TcoInputs
+    total_cost_eur: dict[str, float]
+    useful_gpu_hours: float
+    cost_per_useful_gpu_hour_eur: dict[str, float]
+    available_options: tuple[str, ...]
+    cheapest_option: str
+    owned_breakdown_eur: dict[str, float]
+    owned_breakdown_eur_per_useful_gpu_hour: dict[str, float]
+    break_even_utilisation_fraction: dict[str, float]
+    mean_on_demand_price_over_horizon_eur_per_gpu_hour: float
+    purchases: int
+    hardware_age_at_horizon_end_months: float
+    resale_value_at_horizon_end_fraction: float
+    reserved_paid_months: float
+    months: np.ndarray
+    cumulative_cost_eur: dict[str, np.ndarray]
+    break_even_month: dict[str, float]
+    assumptions: tuple[Assumption, ...] = field(default_factory=tuple)
+    residual_value_rule: str = RESIDUAL_VALUE_RULE
+
+    @property
+    def runner_up_option(self) -> str | None:
+        """The available option with the second-lowest total, if any."""
+        others = [o for o in self.available_options if o != self.cheapest_option]
+        return min(others, key=self.total_cost_eur.__getitem__) if others else None
+
+
+def cheapest_of(totals: Mapping[str, float]) -> str:
+    """The option with the lowest finite total; ties go to the earlier of on demand, reserved, owned."""
+    finite = [o.value for o in Option if math.isfinite(totals.get(o.value, math.nan))]
+    return min(finite, key=lambda o: (totals[o], [x.value for x in Option].index(o)))
+
+
+def evaluate_tco(inputs: TcoInputs | None = None) -> TcoResult:
+    """Evaluate one scenario: horizon totals, per useful GPU-hour, breakdown, break-evens, curves, assumptions.
+
+    Examples
+    --------
+    >>> result = evaluate_tco(TcoInputs())
+    >>> result.cheapest_option, result.available_options
+    ('owned', ('on_demand', 'owned'))
+    >>> bool(np.isclose(result.cumulative_cost_eur["owned"][-1], result.total_cost_eur["owned"]))
+    True
+    """
+    inputs = TcoInputs() if inputs is None else inputs
+    params = inputs.as_arrays()
+    gpus = float(inputs.cluster_gpus)
+    totals = {o.value: float(horizon_cost_eur_per_gpu(o, **params)) * gpus for o in Option}
+    useful = float(useful_gpu_hours_per_gpu(inputs.utilisation_fraction, inputs.horizon_months)) * gpus
+    available = tuple(o for o, v in totals.items() if math.isfinite(v))
+    layers = {k: float(v) * gpus for k, v in owned_breakdown_eur_per_gpu(**params).items()}
+    life = float(life_months(inputs.depreciation_years))
+    purchases, age = (float(x) for x in _generations(np.asarray(float(inputs.horizon_months)), np.asarray(life)))
+    cumulative = {o.value: cumulative_cost_eur(o, **params) for o in Option}
+
+    def _first(a: str, b: str) -> float:
+        cheaper = cumulative[a] <= cumulative[b]
+        return float(np.argmax(cheaper) + 1) if cheaper.any() else math.nan
+
+    term = inputs.reserved_term_months
+    return TcoResult(
+        inputs=inputs,
+        total_cost_eur=totals,
+        useful_gpu_hours=useful,
+        cost_per_useful_gpu_hour_eur={k: v / useful for k, v in totals.items()},
+        available_options=available,
+        cheapest_option=cheapest_of(totals),
+        owned_breakdown_eur=layers,
+        owned_breakdown_eur_per_useful_gpu_hour={k: v / useful for k, v in layers.items()},
+        break_even_utilisation_fraction={p.value: float(break_even_utilisation(p, **params)) for p in Pair},
+        mean_on_demand_price_over_horizon_eur_per_gpu_hour=float(mean_on_demand_price_eur_per_gpu_hour(
+            inputs.price_on_demand_eur_per_gpu_hour, inputs.rental_price_decline_fraction_per_year,
+            inputs.horizon_months)),
+        purchases=int(purchases),
+        hardware_age_at_horizon_end_months=age,
+        resale_value_at_horizon_end_fraction=float(resale_value_fraction_at(
+            age, inputs.depreciation_years, inputs.residual_value_fraction)),
+        reserved_paid_months=(math.nan if term is None else math.ceil(inputs.horizon_months / term) * term),
+        months=np.arange(1, inputs.horizon_months + 1),
+        cumulative_cost_eur=cumulative,
+        break_even_month={
+            "owned_vs_on_demand": _first("owned", "on_demand"),
+            "owned_vs_reserved": _first("owned", "reserved"),
+            "reserved_vs_on_demand": _first("reserved", "on_demand"),
+        },
+        assumptions=inputs.assumptions(),
+    )
