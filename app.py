@@ -7,6 +7,7 @@ frame (no sidebar, no navigation). Tested in tests/e2e; see README "Map of the c
 
 import streamlit as st
 
+from ui.brief import draw_sidebar_summary
 from ui.scenario import get_scenario
 from ui.sidebar import draw_sidebar
 from ui.workshop import apply_link_from_url
@@ -27,6 +28,7 @@ PAGES = [
 ]
 draw_sidebar()
 page = st.navigation(PAGES)
+draw_sidebar_summary()
 if link_error:
     st.error(f"**The share link could not be opened.** {link_error}", icon=":material/link_off:")
 page.run()

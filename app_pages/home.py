@@ -3,7 +3,7 @@
 import streamlit as st
 
 from catalog.store import STALE_AFTER_DAYS
-from ui import charts
+from ui import brief, charts
 from ui.catalog import coverage, get_store, headline_coverage, offers, summary
 from ui.format import age_days
 from ui.scenario import get_scenario
@@ -16,6 +16,8 @@ st.markdown(
     "NVLink, InfiniBand or Ethernet, EU residency and jurisdiction), see what a GPU-hour really costs, and "
     "plan a hybrid of dedicated, burst and development capacity. Every number shows its source and age."
 )
+
+brief.draw_editor()
 
 s = summary()
 c1, c2, c3, c4 = st.columns(4)

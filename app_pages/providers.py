@@ -3,7 +3,7 @@
 import streamlit as st
 
 from catalog.importer import export_csv, export_excel
-from ui import charts
+from ui import brief, charts
 from ui.catalog import get_store, offers, provider_facts, table
 from ui.providers_view import (
     clear_filters,
@@ -20,6 +20,8 @@ store = get_store()
 st.title("Providers & offers")
 st.caption("Every row links to its source and shows its age; values no source states are left empty, never guessed.")
 
+brief.init_provider_filters(get_scenario().brief)
+brief.draw_banner("providers", brief.provider_differences(get_scenario().brief))
 filters = filter_widgets(store.filter_options(), display)
 result = offers(filters, display.usd_per_eur)
 

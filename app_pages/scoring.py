@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui import brief
 from ui import scoring_view as view
 from ui.scenario import get_scenario
 
@@ -13,6 +14,7 @@ st.caption("Pick a preset, move the weights, switch the hard constraints. Constr
 section = view.scoring_inputs(display)
 if section is None:
     st.stop()
+brief.draw_banner("scoring", brief.scoring_differences(get_scenario()))
 scored = view.score(section, display.usd_per_eur)
 result = scored.result
 excluded = view.excluded_table(scored)

@@ -4,7 +4,7 @@ per useful GPU-hour from those totals; break-evens, net cost to date, tornado, u
 import streamlit as st
 
 from engine.tco import evaluate_tco
-from ui import tco_charts, tco_view
+from ui import brief, tco_charts, tco_view
 from ui.catalog import offer_prices, offers, table
 from ui.format import money
 from ui.scenario import get_scenario, update_scenario
@@ -18,15 +18,19 @@ if display.currency != "EUR":
     st.info(f"Inputs on this page are in EUR; results are shown in {display.currency} at "
             f"{display.usd_per_eur:.4f} USD per EUR (sidebar).", icon=":material/currency_exchange:")
 
+banner = st.container()
 tco_view.init_widgets(section)
 catalog_offers = offers(None, display.usd_per_eur)
-offer_id, committed = tco_view.draw_presets(catalog_offers, table("gpu_specs"), display, offer_prices)
+offer_id, committed = tco_view.draw_presets(catalog_offers, table("gpu_specs"), display, offer_prices,
+                                            scenario.brief.gpu_models)
 choice, reserved_price, reserved_term = tco_view.draw_committed_choice(offer_id, committed, section, display)
 inputs, errors = tco_view.draw_inputs((reserved_price, reserved_term))
 if inputs is None:
     st.error("Fix the highlighted inputs to see the results.", icon=":material/error:")
     st.stop()
 section = tco_view.store_section(inputs, offer_id, choice)
+with banner:
+    brief.draw_banner("tco", brief.tco_differences(get_scenario()))
 
 result = evaluate_tco(inputs)
 verdict = tco_view.verdict(result, display, section.reserved_origin)

@@ -28,6 +28,60 @@ class DisplaySettings(BaseModel):
     usd_per_eur: float = Field(default=DEFAULT_USD_PER_EUR, gt=0.1, lt=10.0, description="USD per EUR")
 
 
+#: GPU classes a client brief can ask for, and the catalog GPU models in each (like-for-like comparisons).
+GPU_CLASSES: dict[str, tuple[str, ...]] = {
+    "H100 / H200": ("H100", "H100 NVL", "H200"),
+    "B200 / B300": ("B200", "B300"),
+    "A100": ("A100-80GB", "A100-40GB"),
+    "MI300X": ("MI300X",),
+    "L40S / L4 / RTX (inference cards)": ("L40S", "L4", "RTX 6000 Ada", "RTX 4000 Ada", "RTX PRO 6000 Blackwell"),
+    "Any GPU": (),
+}
+
+
+class ClientBrief(BaseModel):
+    """The client's question, set once and applied by every page (each page may override it visibly).
+
+    Defaults describe the workshop case the app is tuned for: 16 H100-class GPUs for 3 years at 60 %
+    utilisation, a 70B-parameter model, EU data centre required.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    gpu_class: str = "H100 / H200"
+    model_params_billion: float | None = Field(default=70.0, gt=0, le=10_000, description="model to fit [1e9 parameters]")
+    cluster_gpus: int = Field(default=16, ge=1, le=100_000, description="GPUs in the cluster [GPU]")
+    horizon_months: int = Field(default=36, ge=1, le=240, description="planning horizon [month]")
+    utilisation_fraction: float = Field(default=0.6, gt=0, le=1, description="sustained utilisation [-]")
+    eu_resident_only: bool = True
+    eu_jurisdiction_only: bool = False
+    eu_legal_seat_only: bool = False
+    required_certifications: tuple[str, ...] = Field(default=(), max_length=12)
+
+    @field_validator("gpu_class")
+    @classmethod
+    def _known_class(cls, name: str) -> str:
+        if name not in GPU_CLASSES:
+            raise ValueError(f"unknown GPU class {name!r} (known: {list(GPU_CLASSES)})")
+        return name
+
+    @field_validator("required_certifications")
+    @classmethod
+    def _short_tokens(cls, tokens: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not 0 < len(t) <= 40 for t in tokens):
+            raise ValueError("certification names must be 1-40 characters")
+        return tuple(dict.fromkeys(tokens))
+
+    @property
+    def gpu_models(self) -> tuple[str, ...]:
+        """Catalog GPU models of the class; empty = any GPU."""
+        return GPU_CLASSES[self.gpu_class]
+
+
+#: The brief's defaults, which the page sections' defaults below agree with.
+DEFAULT_BRIEF = ClientBrief()
+
+
 class TcoSection(BaseModel):
     """TCO page: the engine inputs plus where the prices came from. The reserved option has a price only from
     the on-demand offer's own committed price (``reserved_origin="offer"``, ``reserved_price_id``) or the
@@ -35,7 +89,8 @@ class TcoSection(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    inputs: TcoInputs = TcoInputs()
+    inputs: TcoInputs = TcoInputs(cluster_gpus=DEFAULT_BRIEF.cluster_gpus, horizon_months=DEFAULT_BRIEF.horizon_months,
+                                  utilisation_fraction=DEFAULT_BRIEF.utilisation_fraction)
     on_demand_offer_id: str | None = None
     reserved_origin: Literal["offer", "quote"] | None = None
     reserved_price_id: str | None = None
@@ -72,7 +127,12 @@ class ScoringSection(BaseModel):
 
     preset: str = "Regulated enterprise"
     weight_points: dict[str, float] = Field(default_factory=dict)  # empty: the preset's weights
-    constraints: Constraints = PRESETS["Regulated enterprise"].constraints  # the default preset's
+    # The client brief's residency and certification settings (ClientBrief defaults); the preset's own
+    # constraints apply when the user picks a preset.
+    constraints: Constraints = Constraints(eu_resident_only=DEFAULT_BRIEF.eu_resident_only,
+                                           eu_jurisdiction_only=DEFAULT_BRIEF.eu_jurisdiction_only,
+                                           eu_legal_seat_only=DEFAULT_BRIEF.eu_legal_seat_only,
+                                           required_certifications=DEFAULT_BRIEF.required_certifications)
     method: Literal["weighted_sum", "topsis"] = "weighted_sum"
     missing: Literal["worst", "exclude"] = "worst"
     price_basis: Literal["on_demand", "reserved", "reserved_1y", "reserved_3y", "spot", "cheapest"] = "on_demand"
@@ -138,6 +198,7 @@ class Scenario(BaseModel):
 
     version: int = SCENARIO_VERSION
     display: DisplaySettings = DisplaySettings()
+    brief: ClientBrief = ClientBrief()
     tco: TcoSection = TcoSection()
     workload: WorkloadSection = WorkloadSection()
     scoring: ScoringSection = ScoringSection()

@@ -146,12 +146,16 @@ def apply_gpu_preset(specs: pd.DataFrame) -> None:
 
 
 def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySettings,
-                 prices_of_offer) -> tuple[str | None, pd.DataFrame]:
+                 prices_of_offer, gpu_models: tuple[str, ...] = ()) -> tuple[str | None, pd.DataFrame]:
     """Offer and GPU pickers; returns the chosen on-demand offer and that offer's committed prices.
 
-    ``prices_of_offer(offer_id)`` returns the offer's current price rows (native currency).
+    ``prices_of_offer(offer_id)`` returns the offer's current price rows (native currency); ``gpu_models``
+    (the brief's GPU class) narrows the offer picker unless the user asks for every GPU.
     """
     on_demand = offers.dropna(subset=["on_demand_eur_per_gpu_hour"])
+    chosen = st.session_state.get("tco_on_demand_offer")
+    if gpu_models and not st.session_state.get("tco_all_gpus", False):
+        on_demand = on_demand[on_demand.gpu_model.isin(gpu_models) | (on_demand.offer_id == chosen)]
     labels = {r.offer_id: offer_label(r, display) for r in on_demand.itertuples()}
     c1, c2 = st.columns([3, 2])
     c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.get, index=None,
@@ -160,6 +164,9 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
     c2.selectbox("Set power from a GPU", specs.gpu_spec_id.tolist(), index=None, key="tco_gpu_spec",
                  placeholder="pick a GPU spec", on_change=apply_gpu_preset, args=(specs,),
                  help=f"Power per GPU at the wall = TDP × {SERVER_POWER_PER_TDP} (Epoch AI chip-to-server ratio for H100).")
+    if gpu_models:
+        c1.toggle("Offers of every GPU class", key="tco_all_gpus",
+                  help=f"The client brief asks for {', '.join(gpu_models)}; switch on to pick any offer.")
     offer_id = st.session_state.get("tco_on_demand_offer")
     return offer_id, committed_prices(prices_of_offer(offer_id), display.usd_per_eur)
 

@@ -39,8 +39,10 @@ def set_usage(at: AppTest, gpus: int, months: int, u: float) -> None:
     at.run()
 
 
-def test_first_load_shows_a_verdict_totals_and_charts(tco):
-    assert "Over 5 years at 70% utilisation" in headline(tco) and "is the cheapest way to run" in headline(tco)
+def test_first_load_follows_the_client_brief_and_shows_a_verdict_totals_and_charts(tco):
+    # the default brief: 16 GPUs, 36 months, 60 %
+    assert "Over 3 years at 60% utilisation" in headline(tco) and "is the cheapest way to run 16 GPUs" in headline(tco)
+    assert any("this page follows it" in c.value for c in tco.caption)
     assert len(tco.get("plotly_chart")) >= 5
     assert metric(tco, "Rent reserved") == "not compared"  # the default has no committed price
 
@@ -85,6 +87,7 @@ def test_an_offers_own_committed_price_is_used_with_its_term(catalog_path):
         row = committed[committed.offer_id.isin(with_on_demand)].head(1)
     row = row.iloc[0]
     tco = open_page("app_pages/tco.py")
+    tco.toggle(key="tco_all_gpus").set_value(True).run()  # the offer may be outside the brief's GPU class
     tco.selectbox(key="tco_on_demand_offer").set_value(row.offer_id).run()
     tco.radio(key="tco_committed").set_value(row.price_id).run()
     section = tco.session_state["scenario"].tco
@@ -117,8 +120,8 @@ def test_moving_the_utilisation_slider_changes_the_verdict(tco):
     high = headline(tco)
     tco.slider(key="_tco_utilisation_fraction").set_value(0.2).run()
     low = headline(tco)
-    assert "renting on demand is the cheapest way to run 8 GPUs" in low
-    assert "owning is the cheapest way to run 8 GPUs" in high
+    assert "renting on demand is the cheapest way to run 16 GPUs" in low
+    assert "owning is the cheapest way to run 16 GPUs" in high
 
 
 def test_an_invalid_input_shows_the_message_not_a_traceback(tco):
@@ -167,3 +170,10 @@ def test_usd_mode_says_the_inputs_stay_in_eur(tco):
     tco.run()
     assert any("Inputs on this page are in EUR" in i.value for i in tco.info)
     assert "$" in metric(tco, "Own, total") and not math.isnan(euros(metric(tco, "Own, total")))
+
+
+def test_the_offer_picker_follows_the_briefs_gpu_class(tco):
+    options = tco.selectbox(key="tco_on_demand_offer").options
+    assert options and all((" H100" in o or " H200" in o) for o in options)
+    tco.toggle(key="tco_all_gpus").set_value(True).run()
+    assert any(" L4 " in o for o in tco.selectbox(key="tco_on_demand_offer").options)

@@ -1,0 +1,230 @@
+"""The client brief: set once (Home), applied to every page's inputs, and shown on each page with what that
+page does differently.
+
+Applying the brief writes its values into the page sections of the scenario (and resets the pages' widgets
+so they redraw from it). A page may then be changed on its own; :func:`draw_banner` lists every difference
+from the brief on that page, with a button that applies the brief to that page again. The brief is part of
+the scenario, so it is saved, shared and compared with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from ui.scenario import GPU_CLASSES, ClientBrief, Scenario, get_scenario, update_scenario
+
+#: Widget keys of each page that the brief sets (the page's own widget keys).
+_TCO_KEYS = {"cluster_gpus": "_tco_cluster_gpus", "horizon_months": "_tco_horizon_months",
+             "utilisation_fraction": "_tco_utilisation_fraction"}
+_PROVIDER_KEYS = ("prov_gpu", "prov_eu", "prov_jur")
+_SCORING_KEYS = ("_sc_eu_dc", "_sc_eu_jur", "_sc_eu_seat", "_sc_certs")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One input of a page that differs from the brief."""
+
+    label: str
+    page_value: str
+    brief_value: str
+
+
+def summary(brief: ClientBrief) -> str:
+    """One line: what the client asked for."""
+    parts = [brief.gpu_class]
+    if brief.model_params_billion:
+        parts.append(f"{brief.model_params_billion:g}B model")
+    parts += [f"{brief.cluster_gpus} GPUs", f"{brief.horizon_months} months", f"{brief.utilisation_fraction:.0%} utilisation"]
+    if brief.eu_resident_only:
+        parts.append("EU data centre")
+    if brief.eu_jurisdiction_only:
+        parts.append("EU parent")
+    if brief.eu_legal_seat_only:
+        parts.append("EU legal seat")
+    if brief.required_certifications:
+        parts.append(" + ".join(brief.required_certifications))
+    return " · ".join(parts)
+
+
+# --------------------------------------------------------------------------------------------------
+# Applying the brief to the scenario's page sections
+# --------------------------------------------------------------------------------------------------
+
+
+def _apply_tco(scenario: Scenario, brief: ClientBrief) -> Scenario:
+    inputs = scenario.tco.inputs.model_copy(update={
+        "cluster_gpus": brief.cluster_gpus, "horizon_months": brief.horizon_months,
+        "utilisation_fraction": brief.utilisation_fraction,
+    })
+    return scenario.model_copy(update={"tco": scenario.tco.model_copy(update={"inputs": inputs})})
+
+
+def _apply_scoring(scenario: Scenario, brief: ClientBrief) -> Scenario:
+    constraints = scenario.scoring.constraints.model_copy(update={
+        "eu_resident_only": brief.eu_resident_only, "eu_jurisdiction_only": brief.eu_jurisdiction_only,
+        "eu_legal_seat_only": brief.eu_legal_seat_only, "required_certifications": brief.required_certifications,
+    })
+    return scenario.model_copy(update={"scoring": scenario.scoring.model_copy(update={"constraints": constraints})})
+
+
+#: Page -> function applying the brief to that page's section.
+APPLY = {"tco": _apply_tco, "scoring": _apply_scoring, "providers": lambda scenario, brief: scenario}
+
+
+def apply_brief(scenario: Scenario, brief: ClientBrief, pages: tuple[str, ...] | None = None) -> Scenario:
+    """``scenario`` with ``brief`` stored and applied to ``pages`` (default: every page)."""
+    out = scenario.model_copy(update={"brief": brief})
+    for page in pages or tuple(APPLY):
+        out = APPLY[page](out, brief)
+    return out
+
+
+def _reset_widgets(pages: tuple[str, ...]) -> None:
+    """Drop the widget state the brief drives, so each page redraws from the scenario (or the brief)."""
+    keys: list[str] = []
+    if "tco" in pages:
+        keys += list(_TCO_KEYS.values())
+    if "providers" in pages:
+        keys += list(_PROVIDER_KEYS)
+    for key in keys:
+        st.session_state.pop(key, None)
+    if "scoring" in pages:
+        for key in _SCORING_KEYS:
+            st.session_state.pop(key, None)
+
+
+def use_brief(brief: ClientBrief | None = None, pages: tuple[str, ...] | None = None) -> None:
+    """Store ``brief`` (default: the scenario's) and apply it to ``pages`` (default: all), widgets included."""
+    scenario = get_scenario()
+    chosen = pages or tuple(APPLY)
+    updated = apply_brief(scenario, brief or scenario.brief, chosen)
+    update_scenario(**{name: getattr(updated, name) for name in ("brief", "tco", "scoring")})
+    _reset_widgets(chosen)
+
+
+# --------------------------------------------------------------------------------------------------
+# Differences per page
+# --------------------------------------------------------------------------------------------------
+
+
+def tco_differences(scenario: Scenario) -> list[Difference]:
+    brief, inputs = scenario.brief, scenario.tco.inputs
+    out = []
+    if inputs.cluster_gpus != brief.cluster_gpus:
+        out.append(Difference("GPUs", str(inputs.cluster_gpus), str(brief.cluster_gpus)))
+    if inputs.horizon_months != brief.horizon_months:
+        out.append(Difference("horizon", f"{inputs.horizon_months} months", f"{brief.horizon_months} months"))
+    if abs(inputs.utilisation_fraction - brief.utilisation_fraction) > 1e-9:
+        out.append(Difference("utilisation", f"{inputs.utilisation_fraction:.0%}", f"{brief.utilisation_fraction:.0%}"))
+    return out
+
+
+def _yes(flag: bool) -> str:
+    return "required" if flag else "not required"
+
+
+def constraint_differences(brief: ClientBrief, *, eu_resident_only: bool, eu_jurisdiction_only: bool,
+                           eu_legal_seat_only: bool | None = None,
+                           required_certifications: tuple[str, ...] | None = None) -> list[Difference]:
+    """Residency and certification settings of a page against the brief (``None`` = the page has no such input)."""
+    out = []
+    if eu_resident_only != brief.eu_resident_only:
+        out.append(Difference("EU data centre", _yes(eu_resident_only), _yes(brief.eu_resident_only)))
+    if eu_jurisdiction_only != brief.eu_jurisdiction_only:
+        out.append(Difference("EU parent", _yes(eu_jurisdiction_only), _yes(brief.eu_jurisdiction_only)))
+    if eu_legal_seat_only is not None and eu_legal_seat_only != brief.eu_legal_seat_only:
+        out.append(Difference("EU legal seat", _yes(eu_legal_seat_only), _yes(brief.eu_legal_seat_only)))
+    if required_certifications is not None and set(required_certifications) != set(brief.required_certifications):
+        out.append(Difference("certifications", ", ".join(required_certifications) or "none",
+                              ", ".join(brief.required_certifications) or "none"))
+    return out
+
+
+def scoring_differences(scenario: Scenario) -> list[Difference]:
+    c = scenario.scoring.constraints
+    return constraint_differences(scenario.brief, eu_resident_only=c.eu_resident_only,
+                                  eu_jurisdiction_only=c.eu_jurisdiction_only, eu_legal_seat_only=c.eu_legal_seat_only,
+                                  required_certifications=tuple(c.required_certifications))
+
+
+def provider_filter_defaults(brief: ClientBrief) -> dict[str, object]:
+    """The Providers page's filter widgets as the brief sets them."""
+    return {"prov_gpu": list(brief.gpu_models), "prov_eu": brief.eu_resident_only,
+            "prov_jur": ["EU"] if brief.eu_jurisdiction_only else []}
+
+
+def init_provider_filters(brief: ClientBrief) -> None:
+    """Seed the Providers filters from the brief on the page's first draw in this session."""
+    for key, value in provider_filter_defaults(brief).items():
+        st.session_state.setdefault(key, value)
+
+
+def provider_differences(brief: ClientBrief) -> list[Difference]:
+    gpus = st.session_state.get("prov_gpu", [])
+    out = []
+    if set(gpus) != set(brief.gpu_models):
+        out.append(Difference("GPU models", ", ".join(gpus) or "any", ", ".join(brief.gpu_models) or "any"))
+    out += constraint_differences(brief, eu_resident_only=bool(st.session_state.get("prov_eu", False)),
+                                  eu_jurisdiction_only=st.session_state.get("prov_jur", []) == ["EU"])
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Widgets
+# --------------------------------------------------------------------------------------------------
+
+
+def draw_banner(page: str, differences: list[Difference]) -> None:
+    """The brief in one line, this page's differences from it, and a button to apply the brief here."""
+    brief = get_scenario().brief
+    with st.container(border=True):
+        if not differences:
+            st.caption(f"**Client brief:** {summary(brief)} · this page follows it.")
+            return
+        changed = "; ".join(f"{d.label} {d.page_value} (brief: {d.brief_value})" for d in differences)
+        left, right = st.columns([5, 1])
+        left.caption(f"**Client brief:** {summary(brief)}  \n**This page differs:** {changed}")
+        right.button("Use the brief here", key=f"brief_apply_{page}", on_click=use_brief, kwargs={"pages": (page,)})
+
+
+def draw_editor() -> None:
+    """The brief's form (Home): on submit it becomes the scenario's brief and is applied to every page."""
+    brief = get_scenario().brief
+    with st.form("brief_form", border=True):
+        st.markdown("**Client brief** — set once, applied to every page (each page can still be changed on its own).")
+        c1, c2, c3 = st.columns(3)
+        gpu_class = c1.selectbox("GPU class", list(GPU_CLASSES), index=list(GPU_CLASSES).index(brief.gpu_class))
+        model = c1.number_input("Model to fit (billion parameters)", min_value=0.0, max_value=10_000.0,
+                                value=float(brief.model_params_billion or 0.0), step=1.0,
+                                help="0 = no model size given.")
+        gpus = c2.number_input("GPUs in the cluster", min_value=1, max_value=100_000, value=brief.cluster_gpus, step=8)
+        horizon = c2.number_input("Horizon (months)", min_value=1, max_value=240, value=brief.horizon_months, step=6)
+        util = c2.slider("Sustained utilisation", 0.05, 1.0, value=float(brief.utilisation_fraction), step=0.01)
+        eu_dc = c3.toggle("EU/EEA data centre required", value=brief.eu_resident_only)
+        eu_parent = c3.toggle("EU parent company required", value=brief.eu_jurisdiction_only)
+        eu_seat = c3.toggle("EU/EEA legal seat required", value=brief.eu_legal_seat_only)
+        certs = c3.multiselect("Required certifications", _certification_options(brief),
+                               default=list(brief.required_certifications), placeholder="none")
+        if st.form_submit_button("Apply the brief to every page", type="primary"):
+            new = ClientBrief(gpu_class=gpu_class, model_params_billion=model or None, cluster_gpus=int(gpus),
+                              horizon_months=int(horizon), utilisation_fraction=float(util), eu_resident_only=eu_dc,
+                              eu_jurisdiction_only=eu_parent, eu_legal_seat_only=eu_seat,
+                              required_certifications=tuple(certs))
+            use_brief(new)
+            st.success(f"Brief applied to every page: {summary(new)}", icon=":material/check_circle:")
+
+
+def _certification_options(brief: ClientBrief) -> list[str]:
+    from catalog.models import certification_tokens
+    from ui.catalog import table
+
+    tokens = sorted({t for value in table("providers")["certifications"].dropna() for t in certification_tokens(value)})
+    return sorted(set(tokens) | set(brief.required_certifications))
+
+
+def draw_sidebar_summary() -> None:
+    """The brief in the sidebar, with a link to edit it."""
+    st.sidebar.caption(f"**Client brief:** {summary(get_scenario().brief)}")
+    st.sidebar.page_link("app_pages/home.py", label="Edit the brief", icon=":material/edit:")
