@@ -436,16 +436,17 @@ class Viewer:
             await page.keyboard.press("Escape")
             await expect(headline).not_to_have_text(re.compile(rf"^{before} offers"), timeout=timeout)
         elif name == "tco":
-            headline = page.locator(LIVE).filter(has_text=re.compile(r"^At \d+% utilisation")).first
+            headline = page.locator(LIVE).filter(has_text=re.compile(r"^Over \d+ (years|months) at \d+% utilisation, ")).first
             await self.visible(headline)
-            pct = int(re.match(r"At (\d+)%", await headline.inner_text()).group(1))
+            pct = int(re.search(r" at (\d+)% utilisation", await headline.inner_text()).group(1))
             target, key = (pct - 5, "ArrowLeft") if pct > 20 else (pct + 5, "ArrowRight")
             slider = page.locator(".st-key-_tco_utilisation_fraction").get_by_role("slider")
             await slider.focus()
             for _ in range(5):
                 await page.keyboard.press(key)
             t0 = time.perf_counter()
-            await self.visible(page.locator(LIVE).filter(has_text=re.compile(rf"^At {target}% utilisation")).first)
+            await self.visible(page.locator(LIVE).filter(
+                has_text=re.compile(rf"^Over \d+ (years|months) at {target}% utilisation, ")).first)
             await self.visible(page.locator(f"{LIVE}.st-key-tco_break_even_chart").filter(has_text=f"you: {target}%").first)
         elif name == "workload":
             verdict = page.locator(LIVE).filter(has_text=re.compile(r"^Cheapest:.+ per job")).first

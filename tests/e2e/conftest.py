@@ -135,6 +135,7 @@ def visit_tco_then_workload(page, *, utilisation_pct: int, gpus: int) -> None:
     """From any page: open Rent or own (TCO) and Workload cost through the navigation and wait for both to
     show the given inputs."""
     page.get_by_role("link", name="Rent or own (TCO)").click()
-    expect(page.get_by_text(re.compile(rf"^Over .* at {utilisation_pct}% utilisation"))).to_be_visible(timeout=60_000)
+    expect(page.get_by_text(re.compile(rf"^Over \d+ (years|months) at {utilisation_pct}% utilisation, "))).to_be_visible(
+        timeout=60_000)
     page.get_by_role("link", name="Workload cost").click()
     expect(page.get_by_label("GPUs", exact=True)).to_have_value(str(gpus), timeout=60_000)

@@ -16,12 +16,12 @@ def test_break_even_chart_updates_after_a_slider_change(page: Page, app_url: str
     expect(page.get_by_role("heading", name="Rent or own")).to_be_visible(timeout=30_000)
     chart = page.locator(".st-key-tco_break_even_chart[data-stale=\"false\"]")
     expect(chart.locator(".main-svg").first).to_be_visible(timeout=30_000)
-    expect(chart).to_contain_text("you: 70%", timeout=30_000)
+    expect(chart).to_contain_text("you: 60%", timeout=30_000)  # the client brief's utilisation
     expect(chart).to_contain_text(re.compile(r"owning wins above \d+%"))
 
-    step_slider_to(page, page.get_by_role("slider").first, 0.60)
-    expect(chart).to_contain_text("you: 60%", timeout=20_000)
-    expect(page.get_by_text(re.compile(r"^Over 5 years at 60% utilisation"))).to_be_visible()
+    step_slider_to(page, page.get_by_role("slider").first, 0.50)
+    expect(chart).to_contain_text("you: 50%", timeout=20_000)
+    expect(page.get_by_text(re.compile(r"^Over 3 years at 50% utilisation, "))).to_be_visible()
 
 
 def test_client_case_headline_metrics_and_cumulative_chart_agree(page: Page, app_url: str):
@@ -30,7 +30,7 @@ def test_client_case_headline_metrics_and_cumulative_chart_agree(page: Page, app
     page.goto(f"{app_url}/tco")
     expect(page.get_by_role("heading", name="Rent or own")).to_be_visible(timeout=30_000)
     picker = page.get_by_label("On-demand price from a catalog offer")
-    picker.click()
+    picker.click(timeout=60_000)
     page.keyboard.type("Scaleway · H100 SXM · 8×GPU · fr-par-2")
     page.keyboard.press("Enter")
     for label, value in (("GPUs in the cluster", "16"), ("Horizon (months)", "36")):

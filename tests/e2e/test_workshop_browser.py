@@ -9,11 +9,11 @@ from tests.e2e.conftest import step_slider_to, visit_tco_then_workload
 
 def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browser, app_url: str):
     page.goto(f"{app_url}/tco")
-    expect(page.get_by_text(re.compile(r"^At 70% utilisation"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(r"^Over 3 years at 60% utilisation, "))).to_be_visible(timeout=30_000)
     # Wait until the page has settled (charts drawn): a rerun that lands mid-keypress drops the slider's focus.
-    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("you: 70%", timeout=30_000)
+    expect(page.locator('.st-key-tco_break_even_chart[data-stale="false"]')).to_contain_text("you: 60%", timeout=30_000)
     step_slider_to(page, page.get_by_role("slider").first, 0.55)
-    expect(page.get_by_text(re.compile(r"^At 55% utilisation"))).to_be_visible(timeout=20_000)
+    expect(page.get_by_text(re.compile(r"^Over 3 years at 55% utilisation, "))).to_be_visible(timeout=20_000)
 
     page.get_by_role("link", name="Workload cost").click()
     gpus = page.get_by_label("GPUs", exact=True)
@@ -28,7 +28,7 @@ def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browse
 
     page.get_by_role("link", name="Workshop").click()
     link = page.locator('[data-testid="stCode"]').first
-    expect(link).to_contain_text("?s=v1.", timeout=20_000)
+    expect(link).to_contain_text("?s=v2.", timeout=20_000)
     url = link.inner_text().strip()
 
     fresh = browser.new_context(viewport={"width": 1600, "height": 1000})
@@ -70,7 +70,7 @@ def test_share_link_keeps_the_exchange_rate_when_the_server_is_busy(browser: Bro
             context = browser.new_context(viewport={"width": 1600, "height": 1000})
             page = context.new_page()
             page.goto(url)
-            visit_tco_then_workload(page, utilisation_pct=70, gpus=64)
+            visit_tco_then_workload(page, utilisation_pct=60, gpus=64)
             expect(page.locator('[data-testid="stSidebar"] input[type="number"]')).to_have_value("1.0411")
             context.close()
     finally:
