@@ -30,6 +30,8 @@ MAX_IMPORT_BYTES = 20 * 1024 * 1024
 SKYPILOT_COLUMNS = {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"}
 GPUHUNT_COLUMNS = {"instance_name", "location", "price", "gpu_count", "gpu_name"}
 _META = {"row_version", "updated_by", "as_of_date"}
+#: Price fields whose change makes a new price row (the old one is closed, history kept).
+PRICE_FIELDS = ("amount_per_gpu_hour", "currency", "price_type", "term_months", "upfront_pct")
 
 
 class ImportFormatError(ValueError):
@@ -146,6 +148,29 @@ def preview_table_import(frame: pd.DataFrame, table: str, current: pd.DataFrame,
         old = _normalise({k: _cell(v) for k, v in existing.items() if k in fields}, table)
         if old == new:
             preview.unchanged += 1
+        elif table == "prices" and any(old.get(f) != new.get(f) for f in PRICE_FIELDS):
+            # A new amount is a new price: close the old row, add one with its own source and date (#15.8).
+            if new["source_url"] == old["source_url"] and new["retrieved_at"] == old["retrieved_at"]:
+                preview.problems.append((where, "amount_per_gpu_hour",
+                                         "the price changed but source_url and retrieved_at are the old price's: "
+                                         "a new price needs its own source and date"))
+                continue
+            since = as_of_lower_bound(new["retrieved_at"]).isoformat()
+            if since <= old["valid_from"]:
+                preview.problems.append((where, "retrieved_at", f"the new price must be retrieved after the old one "
+                                                                f"took effect ({old['valid_from']})"))
+                continue
+            preview.changes.append(RowChange(table=table, action="update", key=row_key,
+                                             values={**old, "valid_to": since},
+                                             expected_version=int(existing["row_version"])))
+            new_id = _free_id(f"{new['offer_id']}:{new['price_type']}:{new.get('term_months') or ''}:{since}",
+                              set(current_by_key) | seen)
+            seen.add(new_id)
+            preview.changes.append(RowChange(table=table, action="insert", key=new_id,
+                                             values={**new, "price_id": new_id, "valid_from": since,
+                                                     "valid_to": None, "last_seen": None,
+                                                     "last_seen_source_url": None}))
+            preview.changed += 1
         else:
             preview.changes.append(RowChange(table=table, action="update", key=row_key, values=new,
                                              expected_version=int(existing["row_version"])))
@@ -157,6 +182,14 @@ def preview_table_import(frame: pd.DataFrame, table: str, current: pd.DataFrame,
                                                  expected_version=int(existing["row_version"])))
                 preview.removed += 1
     return preview
+
+
+def _free_id(base: str, taken: set[str]) -> str:
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}:{n}"
+    return candidate
 
 
 def _slug(text: str) -> str:

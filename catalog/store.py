@@ -14,6 +14,7 @@ import json
 import os
 import re
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -335,6 +336,16 @@ def _duplicate_keys(changes: list[RowChange]) -> list[tuple[str, str, str]]:
     return problems
 
 
+@contextmanager
+def _registered(cur, name: str, data):
+    """Make ``data`` (an Arrow table) visible to SQL as ``name`` for the duration of the block."""
+    cur.register(name, data)
+    try:
+        yield name
+    finally:
+        cur.unregister(name)
+
+
 def _rollback(cur) -> None:
     """Roll back if a transaction is still open. When COMMIT itself failed there is none left, and the
     error worth reporting is the original one, never "cannot rollback" (issue #15, item 9)."""
@@ -369,10 +380,12 @@ def _fetch_rows(cur, table: str, keys: list[str]) -> dict[str, dict]:
     import pyarrow as pa
 
     key_col = TABLE_KEYS[table]
-    wanted = pa.table({"k": pa.array(sorted(set(keys)), type=pa.string())})  # noqa: F841 (DuckDB scan)
-    cur.execute(f"SELECT t.* FROM {table} t JOIN wanted w ON t.{key_col} = w.k")
-    names = [d[0] for d in cur.description]
-    return {r[names.index(key_col)]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
+    wanted = pa.table({"k": pa.array(sorted(set(keys)), type=pa.string())})
+    with _registered(cur, "_wanted_keys", wanted):
+        cur.execute(f"SELECT t.* FROM {table} t JOIN _wanted_keys w ON t.{key_col} = w.k")
+        names = [d[0] for d in cur.description]
+        fetched = cur.fetchall()
+    return {r[names.index(key_col)]: dict(zip(names, r, strict=True)) for r in fetched}
 
 
 def _stored(row: dict, table: str) -> dict:
@@ -488,15 +501,15 @@ def _apply(self: CatalogStore, change_set: ChangeSet, editor: Editor, usd_per_eu
                 types = _column_types(cur, table)
                 if action == "delete":
                     gone = [change_set.changes[i].key for i in idx]
-                    doomed = _arrow([{"k": k} for k in gone], ["k"], {"k": "VARCHAR"})  # noqa: F841 (DuckDB scan)
-                    cur.execute(f"DELETE FROM {table} WHERE {key_col} IN (SELECT k FROM doomed)")
+                    with _registered(cur, "_doomed", _arrow([{"k": k} for k in gone], ["k"], {"k": "VARCHAR"})):
+                        cur.execute(f"DELETE FROM {table} WHERE {key_col} IN (SELECT k FROM _doomed)")
                     deleted_parents.setdefault(table, set()).update(gone)
                     written += idx
                 elif action == "insert":
                     records = [{**_stored(rows[i], table), "updated_by": editor.name} for i in idx]
-                    fresh = _arrow(records, [*cols, "updated_by"], types)  # noqa: F841
                     names = ", ".join([*cols, "updated_by"])
-                    cur.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM fresh")
+                    with _registered(cur, "_fresh", _arrow(records, [*cols, "updated_by"], types)):
+                        cur.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _fresh")
                     touched_children.add(table)
                     written += idx
                 else:
@@ -508,10 +521,11 @@ def _apply(self: CatalogStore, change_set: ChangeSet, editor: Editor, usd_per_eu
                             groups.setdefault(changed, []).append(new)
                             written.append(i)
                     for changed, records in groups.items():
-                        patch = _arrow(records, [key_col, *changed], types)  # noqa: F841
-                        sets = ", ".join(f"{c} = patch.{c}" for c in changed)
-                        cur.execute(f"UPDATE {table} SET {sets}, row_version = {table}.row_version + 1, updated_by = ? "
-                                    f"FROM patch WHERE {table}.{key_col} = patch.{key_col}", [editor.name])
+                        sets = ", ".join(f"{c} = _patch.{c}" for c in changed)
+                        with _registered(cur, "_patch", _arrow(records, [key_col, *changed], types)):
+                            cur.execute(f"UPDATE {table} SET {sets}, row_version = {table}.row_version + 1, "
+                                        f"updated_by = ? FROM _patch WHERE {table}.{key_col} = _patch.{key_col}",
+                                        [editor.name])
                     touched_children.add(table)
             report(0.88, "checking references")
             problems = _reference_problems(cur, touched_children, deleted_parents)
@@ -531,10 +545,11 @@ def _apply(self: CatalogStore, change_set: ChangeSet, editor: Editor, usd_per_eu
                             "before_json": None if before is None else json.dumps(_content(before)),
                             "after_json": None if after is None else json.dumps(_content(after))})
             if log:
-                entries = _arrow(log, list(log[0]), {"change_set_id": "BIGINT", "seq": "INTEGER", "table_name": "VARCHAR",  # noqa: F841
+                entries = _arrow(log, list(log[0]), {"change_set_id": "BIGINT", "seq": "INTEGER", "table_name": "VARCHAR",
                                                      "row_key": "VARCHAR", "action": "VARCHAR", "before_json": "VARCHAR",
                                                      "after_json": "VARCHAR"})
-                cur.execute("INSERT INTO change_log SELECT * FROM entries")
+                with _registered(cur, "_entries", entries):
+                    cur.execute("INSERT INTO change_log SELECT * FROM _entries")
             _sync_provider_columns(cur, change_set.changes, rows, change_set_id, len(log), editor.name)
             cur.execute("UPDATE catalog_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) WHERE key = 'data_version'")
             report(0.97, "committing")
