@@ -8,7 +8,7 @@ import streamlit as st
 from catalog.errors import CatalogError, ChangeValidationError, ConflictError
 from catalog.models import ChangeSet, Editor, Role
 from catalog.store import CatalogStore
-from ui.editor_view import changes_from_editor, diff_table
+from ui.editor_view import MissingProvenanceError, changes_from_editor, diff_table
 from ui.scenario import get_scenario
 
 
@@ -28,7 +28,11 @@ def save(store: CatalogStore, table: str, original: pd.DataFrame, who: Editor) -
     state = st.session_state.get(f"ed_{table}") or {}
     message = (st.session_state.get(f"ed_msg_{table}") or "").strip()
     all_ids = set(store.editable_rows(table, current_only=False).iloc[:, 0]) if table == "prices" else None
-    changes = changes_from_editor(table, original, state, taken_ids=all_ids)
+    try:
+        changes = changes_from_editor(table, original, state, taken_ids=all_ids)
+    except MissingProvenanceError as exc:
+        st.session_state[_outcome_key(table)] = ("error", f"Nothing was saved: {exc}", None)
+        return
     if not changes:
         st.session_state[_outcome_key(table)] = ("info", "Nothing to save: no cell was changed.", None)
         return

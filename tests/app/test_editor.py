@@ -11,6 +11,7 @@ from catalog.store import CatalogStore
 ROOT = Path(__file__).resolve().parents[2]
 PRICE_ID = "scaleway-h100-pcie-h100-1-80g-fr-par-2-eur:on-demand::2026-09-27"
 HASH = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(rounds=4)).decode()
+NEW_SOURCE = {"source_url": "https://www.scaleway.com/en/pricing/gpu/", "retrieved_at": "2026-12-01"}
 
 
 def editor_page(secrets: dict | None = None, user: dict | None = None) -> AppTest:
@@ -74,7 +75,8 @@ def _row_index(catalog_path, table, key):
 def test_a_price_edit_saves_as_a_new_price_and_keeps_the_old(signed_in, catalog_path):
     at = signed_in
     idx = _row_index(catalog_path, "prices", PRICE_ID)
-    at.session_state["ed_prices"] = {"edited_rows": {idx: {"amount_per_gpu_hour": 2.55}}, "added_rows": [], "deleted_rows": []}
+    at.session_state["ed_prices"] = {"edited_rows": {idx: {"amount_per_gpu_hour": 2.55, **NEW_SOURCE}}, "added_rows": [],
+                                     "deleted_rows": []}
     at.text_input(key="ed_msg_prices").set_value("Scaleway list price checked 2026-12-01")
     at.button(key="ed_save_prices").click().run()
     assert any("Saved change set #1" in s.value for s in at.success), [e.value for e in at.error]
@@ -89,7 +91,7 @@ def test_a_price_edit_saves_as_a_new_price_and_keeps_the_old(signed_in, catalog_
 def test_an_invalid_cell_blocks_the_save_with_row_column_reason(signed_in, catalog_path):
     at = signed_in
     idx = _row_index(catalog_path, "prices", PRICE_ID)
-    at.session_state["ed_prices"] = {"edited_rows": {idx: {"currency": "GBP"}}, "added_rows": [], "deleted_rows": []}
+    at.session_state["ed_prices"] = {"edited_rows": {idx: {"currency": "GBP", **NEW_SOURCE}}, "added_rows": [], "deleted_rows": []}
     at.text_input(key="ed_msg_prices").set_value("typo")
     at.button(key="ed_save_prices").click().run()
     assert any("Nothing was saved" in e.value for e in at.error)
@@ -100,9 +102,30 @@ def test_an_invalid_cell_blocks_the_save_with_row_column_reason(signed_in, catal
 def test_save_needs_a_message(signed_in, catalog_path):
     at = signed_in
     idx = _row_index(catalog_path, "prices", PRICE_ID)
-    at.session_state["ed_prices"] = {"edited_rows": {idx: {"amount_per_gpu_hour": 2.5}}, "added_rows": [], "deleted_rows": []}
+    at.session_state["ed_prices"] = {"edited_rows": {idx: {"amount_per_gpu_hour": 2.5, **NEW_SOURCE}}, "added_rows": [],
+                                     "deleted_rows": []}
     at.button(key="ed_save_prices").click().run()
     assert any("Say what changed and why" in e.value for e in at.error)
+
+
+def test_a_new_amount_without_its_own_source_and_date_is_refused(signed_in, catalog_path):
+    """#15.8: a changed (or zero) price kept the old row's source URL and date (false provenance)."""
+    at = signed_in
+    with CatalogStore(catalog_path) as s:
+        checksum = s.content_checksum()
+    idx = _row_index(catalog_path, "prices", PRICE_ID)
+    at.session_state["ed_prices"] = {"edited_rows": {idx: {"amount_per_gpu_hour": 1.99}}, "added_rows": [],
+                                     "deleted_rows": []}
+    at.text_input(key="ed_msg_prices").set_value("cheaper")
+    at.button(key="ed_save_prices").click().run()
+    assert any("needs its own source" in e.value for e in at.error)
+    at.session_state["ed_prices"] = {"edited_rows": {idx: {"amount_per_gpu_hour": 0, **NEW_SOURCE}}, "added_rows": [],
+                                     "deleted_rows": []}
+    at.button(key="ed_save_prices").click().run()
+    problems = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert "amount_per_gpu_hour" in set(problems["column"])
+    with CatalogStore(catalog_path) as s:
+        assert s.content_checksum() == checksum
 
 
 def test_three_price_edits_of_one_row_on_one_day_all_save(catalog_path):
@@ -117,7 +140,8 @@ def test_three_price_edits_of_one_row_on_one_day_all_save(catalog_path):
             current = s.editable_rows("prices").reset_index(drop=True)
             idx = int(current.query("offer_id == 'scaleway-h100-pcie-h100-1-80g-fr-par-2-eur'").index[0])
             taken = set(s.editable_rows("prices", current_only=False).price_id)
-            changes = changes_from_editor("prices", current, {"edited_rows": {idx: {"amount_per_gpu_hour": amount}}},
+            changes = changes_from_editor("prices", current, {"edited_rows": {idx: {"amount_per_gpu_hour": amount,
+                                                                                     **NEW_SOURCE}}},
                                           today=dt.date(2026, 12, 2), taken_ids=taken)
             s.apply_changes(ChangeSet(changes=changes, message=f"edit {i}"), alice)
         history = s.list_prices(current_only=False).query("offer_id == 'scaleway-h100-pcie-h100-1-80g-fr-par-2-eur'")
