@@ -645,3 +645,67 @@ def apply_refresh(store, preview: RefreshPreview, editor: Editor, message: str, 
         raise RefreshInputError(f"The preview has {len(preview.problems)} problem(s); nothing was written.")
     return store.apply_changes(preview.change_set(message), editor, expected_data_version=preview.data_version,
                                progress=progress)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Live fetch through the maintained gpuhunt library (PyPI: gpuhunt, by dstack)
+# ---------------------------------------------------------------------------------------------------
+
+#: gpuhunt provider name -> catalog provider id (where they differ).
+GPUHUNT_PROVIDER_IDS = {"lambdalabs": "lambda", "oci": "oracle"}
+
+
+class LiveFetchError(RuntimeError):
+    """gpuhunt could not fetch a provider's catalog (no network, or the provider is not published)."""
+
+
+def fetch_gpuhunt(providers: list[str]) -> dict[str, tuple[bytes, str]]:
+    """Download the current gpuhunt catalog of each provider: {gpuhunt name: (CSV bytes, source URL)}.
+
+    Uses gpuhunt's own loader (``Catalog.load`` reads the published per-provider catalogs, honouring
+    ``GPUHUNT_CATALOG_URL``; tests point it at recorded responses on disk). The CSV has gpuhunt's v2 columns,
+    so the result goes through exactly the same :func:`plan_refresh` path as a downloaded file.
+    """
+    import logging
+
+    try:
+        import gpuhunt
+        from gpuhunt._internal.catalog import OFFLINE_PROVIDERS, _get_base_url
+    except ImportError as exc:  # pragma: no cover - it is a project dependency
+        raise LiveFetchError("The gpuhunt package is not installed (pip install gpuhunt).") from exc
+    unknown = [p for p in providers if p not in OFFLINE_PROVIDERS]
+    if unknown:
+        raise LiveFetchError(f"gpuhunt publishes catalogs for {', '.join(OFFLINE_PROVIDERS)}; not for "
+                             f"{', '.join(unknown)}.")
+    catalog = gpuhunt.Catalog(balance_resources=False, auto_reload=False)
+    quiet = logging.getLogger("gpuhunt")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # it logs a traceback for every provider it cannot load
+    try:
+        catalog.load()
+    except Exception as exc:  # GPUHuntError, URLError, OSError: all mean "could not fetch"
+        cause = exc.__cause__ or exc
+        raise LiveFetchError(
+            f"Could not fetch the gpuhunt catalogs ({type(cause).__name__}: {str(cause)[:200]}). Without network "
+            "access, download the provider's vms.csv (SkyPilot) or gpuhunt CSV elsewhere and run "
+            "`make refresh SOURCE=path/to/file PROVIDER=...`.") from exc
+    finally:
+        quiet.setLevel(level)
+    out = {}
+    base = _get_base_url()
+    for name in providers:
+        loaded = catalog.catalog.get(name)
+        if loaded is None:
+            raise LiveFetchError(f"gpuhunt could not load the {name} catalog (the others loaded); try again later "
+                                 "or import a downloaded file.")
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["instance_name", "location", "price", "cpu", "memory", "gpu_count", "gpu_name",
+                         "gpu_memory", "spot", "gpu_vendor"])
+        for item in loaded.items:
+            vendor = getattr(item.gpu_vendor, "value", item.gpu_vendor) or ""
+            writer.writerow([item.instance_name, item.location, item.price, item.cpu, item.memory, item.gpu_count,
+                             item.gpu_name or "", "" if item.gpu_memory is None else item.gpu_memory, item.spot,
+                             vendor])
+        out[name] = (buffer.getvalue().encode(), f"{base}/{name}/{loaded.version}/catalog.zip")
+    return out
