@@ -34,9 +34,9 @@ per line and makes the preview un-appliable: nothing is written.
 
 from __future__ import annotations
 
-import ast
 import csv
 import datetime as dt
+import functools
 import gzip
 import io
 import math
@@ -192,14 +192,20 @@ def _gpu_memory_gb(fmt: str, row: dict) -> float | None:
     try:
         if fmt == "gpuhunt":
             return _number(row.get("gpu_memory"))
-        info = row.get("GpuInfo") or ""
-        if not info.startswith("{"):
-            return None
-        gpus = ast.literal_eval(info).get("Gpus") or []
-        mib = (gpus[0].get("MemoryInfo") or {}).get("SizeInMiB") if gpus else None
-        return float(mib) / 1024 if mib else None
-    except (ValueError, SyntaxError, TypeError, AttributeError, IndexError):
+        return _gpuinfo_memory_gb(row.get("GpuInfo") or "")
+    except ValueError:
         return None
+
+
+_SIZE_MIB = re.compile(r"'SizeInMiB':\s*([0-9.]+)")
+
+
+@functools.lru_cache(maxsize=4096)
+def _gpuinfo_memory_gb(info: str) -> float | None:
+    """The first GPU's ``MemoryInfo.SizeInMiB`` of a SkyPilot GpuInfo cell, in GB (a file repeats a few
+    distinct cells thousands of times, hence the cache; the total, ``TotalGpuMemoryInMiB``, is not it)."""
+    match = _SIZE_MIB.search(info)
+    return float(match.group(1)) / 1024 if match else None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -309,7 +315,9 @@ def map_rows(fmt: str, header: list[str], raw_rows: list[tuple[int, list]], name
                         _number(v[at["Price"]]), _number(v[at["SpotPrice"]]) if "SpotPrice" in at else None)
                 except ValueError:
                     pass  # an unusable VM row: the GPU rows that need it are skipped with a reason
-    rows = [(line, {c: v[i].strip() for c, i in at.items()}) for line, v in gpu_rows]
+    used = [(c, at[c]) for c in (*cols.values(), "SpotPrice", "AvailabilityZone", "GpuInfo", "spot", "gpu_memory",
+                                  "gpu_vendor") if c in at]
+    rows = [(line, {c: v[i].strip() for c, i in used}) for line, v in gpu_rows]
     seen: dict[tuple, tuple[int, tuple]] = {}
     groups: dict[tuple[str, str], Observation] = {}
     for line, r in rows:
@@ -504,6 +512,9 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
             by_instance.setdefault((inst.lower(), _bare_region(o["region"])), []).append(o)
         else:
             without_instance.append(o)
+    without_instance_by_region: dict[str, list[dict]] = {}
+    for o in without_instance:
+        without_instance_by_region.setdefault(_bare_region(o["region"]), []).append(o)
     taken_offers = set(store.editable_rows("offers").offer_id)
     taken_prices = set(store.editable_rows("prices", current_only=False).price_id)
     offer_fields, price_fields = TABLE_MODELS["offers"].model_fields, TABLE_MODELS["prices"].model_fields
@@ -517,8 +528,8 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
         if not found:
             # Azure names VMs "Standard_ND96isr_H100_v5"; curated ids carry the size without the prefix.
             slug = re.sub(r"^standard-", "", _slug(obs.instance_type))
-            found = [o for o in without_instance if f"-{slug}-" in f"-{o['offer_id']}-"
-                     and _bare_region(o["region"]) == region_key and o["gpu_model"] == obs.gpu_model]
+            found = [o for o in without_instance_by_region.get(region_key, []) if f"-{slug}-" in f"-{o['offer_id']}-"
+                     and o["gpu_model"] == obs.gpu_model]
             matched_by = "offer id"
         if len(found) > 1:
             preview.skipped.append((f"line {obs.lines[0]}", obs.instance_type,
