@@ -60,6 +60,9 @@ CATALOG_ENV = "GPU_ADVISOR_CATALOG"
 DEFAULT_CATALOG_PATH = REPO_ROOT / "data" / "catalog.duckdb"
 #: Rows whose ``as_of`` lies more than this many days back are flagged "stale" (issue: 180 days).
 STALE_AFTER_DAYS = 180
+#: A row verified (or benchmarked) longer ago than this is shown "verified on DATE, not re-checked" and
+#: no longer counts as current (issue #16: verification expires; a monthly refresh re-checks prices).
+VERIFIED_FRESH_DAYS = 90
 #: Marker used in filters for "the source did not state this value".
 NOT_STATED = "not stated"
 
@@ -1075,6 +1078,7 @@ class CatalogStore(_Writes):
             "include_private": include_private,
             "today": today,
             "stale_before": today - dt.timedelta(days=STALE_AFTER_DAYS),
+            "verified_after": today - dt.timedelta(days=VERIFIED_FRESH_DAYS),
             "eu": sorted(EU_EEA_COUNTRIES),
             "not_stated": NOT_STATED,
             "gpu_models": list(f.gpu_models) if f.gpu_models is not None else None,
@@ -1130,7 +1134,12 @@ class CatalogStore(_Writes):
                piv.best_selected_eur_per_gpu_hour, piv.price_types,
                piv.native_currency, piv.price_retrieved_at,
                o.source_url, o.as_of, o.as_of_date, o.verification_status,
-               o.as_of_date < $stale_before AS is_stale, o.notes
+               o.as_of_date < $stale_before AS is_stale, o.notes,
+               CASE WHEN o.verification_status <> 'claimed' AND o.as_of_date < $verified_after
+                    THEN o.verification_status || ' on ' || o.as_of || ', not re-checked'
+                    ELSE o.verification_status END AS verification_label,
+               (o.verification_status <> 'claimed' AND o.as_of_date >= $verified_after) AS verification_current,
+               o.instance_type, o.last_seen
         FROM offers o
         JOIN providers p USING (provider_id)
         LEFT JOIN gpu_specs s ON s.gpu_spec_id = o.gpu_spec_id

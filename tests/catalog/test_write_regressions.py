@@ -202,3 +202,19 @@ def test_a_version_1_catalog_is_upgraded_in_place_with_a_backup(tmp_path, catalo
         # and the upgraded file takes the edit that schema 1 refused
         upgraded.apply_changes(ChangeSet(changes=[edited(upgraded, "offers", OFFER, notes="ok")], message="x"), ALICE)
     assert (tmp_path / "v1.duckdb.v1.bak").exists()
+
+
+def test_verification_older_than_90_days_is_shown_as_not_rechecked(store):
+    """#16: `verified` expires: 90 days after its date a row reads "verified on DATE, not re-checked"."""
+    import datetime as dt
+
+    store.apply_changes(ChangeSet(changes=[edited(store, "offers", OFFER, verification_status="verified",
+                                                  as_of="2026-10-10")], message="checked"), ALICE)
+    def label(today):
+        offers = store.list_offers(usd_per_eur=1.0, today=today).set_index("offer_id")
+        return offers.loc[OFFER, "verification_label"], bool(offers.loc[OFFER, "verification_current"])
+
+    assert label(dt.date(2026, 12, 1)) == ("verified", True)
+    assert label(dt.date(2027, 1, 9)) == ("verified on 2026-10-10, not re-checked", False)
+    claimed = store.list_offers(usd_per_eur=1.0, today=dt.date(2027, 1, 9)).query("verification_status == 'claimed'")
+    assert (claimed.verification_label == "claimed").all() and not claimed.verification_current.any()
