@@ -7,7 +7,7 @@ PORT   ?= 8501
 ADDRESS ?= 127.0.0.1
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup run test test-fast e2e bench load data-report catalog chromium screenshots lint clean
+.PHONY: setup run test test-fast e2e bench load data-report catalog chromium screenshots lint clean refresh
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,6 +50,15 @@ load: setup chromium
 ## What a data editor should refresh next (opens the catalog read-only: stop the app first).
 data-report: catalog
 	$(BIN)/python -m catalog.cli report
+
+## Monthly price refresh (stop the app first: it holds the catalog). Preview, then APPLY=1 to write:
+##   make refresh SOURCE=path/vms.csv PROVIDER=nebius URL=https://... AS_OF=2026-11-01 [SKIP_UNKNOWN=1] [APPLY=1]
+##   make refresh SOURCE=gpuhunt PROVIDERS=aws,gcp [APPLY=1]   (live, needs network)
+refresh: catalog
+	$(BIN)/python -m catalog.cli refresh --source "$(SOURCE)" \
+		$(if $(PROVIDER),--provider "$(PROVIDER)") $(if $(PROVIDERS),--providers "$(PROVIDERS)") \
+		$(if $(URL),--source-url "$(URL)") $(if $(AS_OF),--as-of "$(AS_OF)") \
+		$(if $(SKIP_UNKNOWN),--skip-unknown-gpus) $(if $(APPLY),--apply) $(if $(MESSAGE),--message "$(MESSAGE)")
 
 screenshots: setup chromium
 	$(BIN)/python bench/screenshots.py

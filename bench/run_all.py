@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 BENCHES = ["bench.bench_tco", "bench.bench_workload", "bench.bench_scoring", "bench.bench_placement",
-           "bench.bench_pages"]
+           "bench.bench_pages", "bench.bench_import"]
 
 
 def main() -> int:

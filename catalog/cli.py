@@ -16,10 +16,25 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--path", default=None)
     r = sub.add_parser("report", help="data report: coverage per field and provider, price ages, stale rows")
     r.add_argument("--path", default=None)
+    f = sub.add_parser("refresh", help="preview (and with --apply, write) a price refresh from a SkyPilot vms.csv, "
+                                       "a gpuhunt CSV, or live from gpuhunt (--source gpuhunt --providers aws,gcp)")
+    f.add_argument("--path", default=None)
+    f.add_argument("--source", required=True, help="a vms.csv / gpuhunt CSV (.gz too), or 'gpuhunt' to fetch live")
+    f.add_argument("--provider", default=None, help="catalog provider id of the file (e.g. nebius)")
+    f.add_argument("--providers", default="", help="with --source gpuhunt: gpuhunt provider names, comma-separated")
+    f.add_argument("--source-url", default=None, help="where the file comes from (required for a file)")
+    f.add_argument("--as-of", default=None, help="date of the file, YYYY-MM-DD (default today for gpuhunt)")
+    f.add_argument("--skip-unknown-gpus", action="store_true", help="skip rows with unknown GPUs (listed)")
+    f.add_argument("--apply", action="store_true", help="write the previewed change set (one logged change set)")
+    f.add_argument("--message", default=None, help="history message (default: provider, file and date)")
     args = parser.parse_args(argv)
     path = resolve_catalog_path(args.path)
     if args.command == "report":
         return report(path)
+    if args.command == "refresh":
+        from catalog.refresh_cli import run_refresh
+
+        return run_refresh(path, args)
     try:
         if path.exists():
             print(f"catalog {path} exists; left untouched (the app checks it when it opens it)")

@@ -52,3 +52,7 @@ class ConflictError(CatalogError):
             f"Nothing was saved: {len(conflicts)} row(s) were changed by someone else since you loaded them "
             f"({keys}). Reload to see their values, then apply your edit again."
         )
+
+
+class StaleChangeSetError(CatalogError):
+    """A previewed change set was applied after the catalog changed; nothing was written (preview again)."""

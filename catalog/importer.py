@@ -4,11 +4,8 @@ Formats read:
 
 * **our own export** — one CSV per table, or an Excel workbook with one sheet per table (sheet name =
   table name), columns = the table's model fields;
-* **SkyPilot** ``vms.csv`` (columns ``InstanceType, AcceleratorName, AcceleratorCount, Price, SpotPrice,
-  Region``) and **dstack gpuhunt** CSV (``instance_name, location, price, gpu_count, gpu_name, spot``): public
-  offer catalogs users already have. Their GPU names go through the alias table; the fields they lack
-  (form factor, fabric, country...) are left empty for an editor to complete, and the provider, the
-  file's source URL and its date come from the person importing it (provenance is never made up).
+* **SkyPilot** ``vms.csv`` and **dstack gpuhunt** CSV are recognised here (:func:`detect_format`) and
+  handed to :mod:`catalog.refresh`, which matches them to existing offers and keeps price history.
 
 An import is first a *preview*: added / changed / removed rows and a validation report. Applying it is
 one all-or-nothing change set through :meth:`catalog.store.CatalogStore.apply_changes`.
@@ -18,7 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -30,6 +26,8 @@ MAX_IMPORT_BYTES = 20 * 1024 * 1024
 SKYPILOT_COLUMNS = {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"}
 GPUHUNT_COLUMNS = {"instance_name", "location", "price", "gpu_count", "gpu_name"}
 _META = {"row_version", "updated_by", "as_of_date"}
+#: Price fields whose change makes a new price row (the old one is closed, history kept).
+PRICE_FIELDS = ("amount_per_gpu_hour", "currency", "price_type", "term_months", "upfront_pct")
 
 
 class ImportFormatError(ValueError):
@@ -146,6 +144,29 @@ def preview_table_import(frame: pd.DataFrame, table: str, current: pd.DataFrame,
         old = _normalise({k: _cell(v) for k, v in existing.items() if k in fields}, table)
         if old == new:
             preview.unchanged += 1
+        elif table == "prices" and any(old.get(f) != new.get(f) for f in PRICE_FIELDS):
+            # A new amount is a new price: close the old row, add one with its own source and date (#15.8).
+            if new["source_url"] == old["source_url"] and new["retrieved_at"] == old["retrieved_at"]:
+                preview.problems.append((where, "amount_per_gpu_hour",
+                                         "the price changed but source_url and retrieved_at are the old price's: "
+                                         "a new price needs its own source and date"))
+                continue
+            since = as_of_lower_bound(new["retrieved_at"]).isoformat()
+            if since <= old["valid_from"]:
+                preview.problems.append((where, "retrieved_at", f"the new price must be retrieved after the old one "
+                                                                f"took effect ({old['valid_from']})"))
+                continue
+            preview.changes.append(RowChange(table=table, action="update", key=row_key,
+                                             values={**old, "valid_to": since},
+                                             expected_version=int(existing["row_version"])))
+            new_id = _free_id(f"{new['offer_id']}:{new['price_type']}:{new.get('term_months') or ''}:{since}",
+                              set(current_by_key) | seen)
+            seen.add(new_id)
+            preview.changes.append(RowChange(table=table, action="insert", key=new_id,
+                                             values={**new, "price_id": new_id, "valid_from": since,
+                                                     "valid_to": None, "last_seen": None,
+                                                     "last_seen_source_url": None}))
+            preview.changed += 1
         else:
             preview.changes.append(RowChange(table=table, action="update", key=row_key, values=new,
                                              expected_version=int(existing["row_version"])))
@@ -159,62 +180,12 @@ def preview_table_import(frame: pd.DataFrame, table: str, current: pd.DataFrame,
     return preview
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
-
-
-def public_catalog_to_offers(frame: pd.DataFrame, fmt: str, *, provider_id: str, source_url: str, as_of: str,
-                             aliases: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame, list[tuple[str, str, str]]]:
-    """Map a SkyPilot or gpuhunt file to our offers and prices frames (plus problems per line).
-
-    GPU names resolve through ``aliases`` (lower-case alias → catalog model; catalog model names map to
-    themselves). Rows without a GPU or a price are skipped with a reason.
-    """
-    cols = {"skypilot": ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"),
-            "gpuhunt": ("instance_name", "gpu_name", "gpu_count", "price", "location")}[fmt]
-    inst_c, gpu_c, count_c, price_c, region_c = cols
-    offers, prices, problems = [], [], []
-    for i, r in enumerate(frame.to_dict("records"), start=2):
-        gpu_name = _cell(r.get(gpu_c))
-        where = f"line {i} ({_cell(r.get(inst_c))})"
-        if gpu_name is None:
-            continue  # CPU-only instance: not a GPU offer
-        model = aliases.get(str(gpu_name).strip().lower())
-        if model is None:
-            problems.append((where, gpu_c, f"unknown GPU name '{gpu_name}': add it to the alias table"))
-            continue
-        try:
-            count = float(_cell(r.get(count_c)) or "nan")
-            price = float(_cell(r.get(price_c)) or "nan")
-        except ValueError:
-            problems.append((where, price_c, "price or GPU count is not a number"))
-            continue
-        if not (count > 0 and price >= 0):
-            problems.append((where, price_c, "no price or GPU count"))
-            continue
-        is_spot = fmt == "gpuhunt" and str(_cell(r.get("spot")) or "").lower() in ("true", "1", "yes")
-        offer_id = _slug(f"{provider_id}-{model}-{r[inst_c]}-{r[region_c]}")
-        offers.append({"offer_id": offer_id, "provider_id": provider_id, "gpu_model": model,
-                       "gpus_per_node": int(count) if float(count).is_integer() else None,
-                       "region": str(r[region_c]), "source_url": source_url, "as_of": as_of,
-                       "notes": f"Imported from a {fmt} catalog: SKU {r[inst_c]}, instance price {price} per hour "
-                                f"for {count:g} GPUs. Form factor, fabric and country not in the file."})
-        ptype = "spot" if is_spot else "on-demand"
-        prices.append({"price_id": f"{offer_id}:{ptype}::{as_of}", "offer_id": offer_id, "price_type": ptype,
-                       "amount_per_gpu_hour": round(price / count, 6), "currency": "USD",
-                       "valid_from": as_of_lower_bound(as_of).isoformat(), "source_url": source_url,
-                       "retrieved_at": as_of, "method": "page"})
-        spot = _cell(r.get("SpotPrice")) if fmt == "skypilot" else None
-        if spot is not None:
-            try:
-                spot_price = float(spot) / count
-                prices.append({**prices[-1], "price_id": f"{offer_id}:spot::{as_of}", "price_type": "spot",
-                               "amount_per_gpu_hour": round(spot_price, 6)})
-            except ValueError:
-                problems.append((where, "SpotPrice", "not a number"))
-    offer_frame = pd.DataFrame(offers).drop_duplicates("offer_id") if offers else pd.DataFrame(columns=["offer_id"])
-    price_frame = pd.DataFrame(prices).drop_duplicates("price_id") if prices else pd.DataFrame(columns=["price_id"])
-    return offer_frame, price_frame, problems
+def _free_id(base: str, taken: set[str]) -> str:
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}:{n}"
+    return candidate
 
 
 def export_csv(frame: pd.DataFrame) -> bytes:
@@ -231,22 +202,3 @@ def export_excel(frames: dict[str, pd.DataFrame]) -> bytes:
                     out[col] = out[col].map(lambda v: v.isoformat() if isinstance(v, dt.date) else v)
             out.to_excel(writer, sheet_name=name[:31], index=False)
     return buf.getvalue()
-
-
-def close_superseded_prices(changes: list[RowChange], current_prices: pd.DataFrame) -> list[RowChange]:
-    """For every imported new price, close the current price of the same offer, type and term (history
-    is kept: ``valid_to`` = the new price's ``valid_from``). Returns the extra update changes."""
-    extra: list[RowChange] = []
-    current = current_prices.to_dict("records")
-    for change in changes:
-        if change.table != "prices" or change.action != "insert":
-            continue
-        new = change.values
-        for old in current:
-            if (old["offer_id"] == new["offer_id"] and old["price_type"] == new["price_type"]
-                    and _cell(old.get("term_months")) == _cell(new.get("term_months")) and old["price_id"] != new["price_id"]):
-                values = {k: _cell(v) for k, v in old.items() if k in TABLE_MODELS["prices"].model_fields}
-                values["valid_to"] = new["valid_from"]
-                extra.append(RowChange(table="prices", action="update", key=old["price_id"], values=values,
-                                       expected_version=int(old["row_version"])))
-    return extra

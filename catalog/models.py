@@ -164,7 +164,8 @@ def as_of_lower_bound(as_of: str) -> dt.date:
 
 
 class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, use_enum_values=True)
+    # allow_inf_nan=False: "inf" or "1e309" in a cell is refused, never stored (issue #15, item 8).
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, use_enum_values=True, allow_inf_nan=False)
 
     @field_validator("*", mode="before")
     @classmethod
@@ -299,6 +300,9 @@ class Offer(_Provenance):
     mig_supported: bool | None = None
     region: str = Field(min_length=1, max_length=200)
     datacenter_country: CountryCode | None = None
+    instance_type: str | None = Field(default=None, max_length=200,
+                                      description="the provider's instance/SKU name; refreshes match on it")
+    last_seen: dt.date | None = Field(default=None, description="last day a catalog refresh saw this offer listed")
 
     @model_validator(mode="after")
     def _hardware_consistency(self) -> Offer:
@@ -317,7 +321,7 @@ class Price(_Row):
     price_type: PriceType
     term_months: Annotated[int, Field(ge=1, le=120)] | None = None
     upfront_pct: Annotated[float, Field(ge=0, le=100)] | None = None
-    amount_per_gpu_hour: NonNegativeFloat
+    amount_per_gpu_hour: Annotated[float, Field(gt=0, description="0 means 'not offered': close the price instead")]
     currency: Currency
     valid_from: dt.date
     valid_to: dt.date | None = None
@@ -328,6 +332,8 @@ class Price(_Row):
     notes: str | None = None
     is_private: bool = Field(default=False, description="negotiated quote: editors only, never shown to viewers")
     expires_on: dt.date | None = None
+    last_seen: dt.date | None = Field(default=None, description="last day a refresh saw the same amount listed")
+    last_seen_source_url: Url | None = None
 
     @model_validator(mode="after")
     def _commitment_is_not_on_demand(self) -> Price:
@@ -342,6 +348,8 @@ class Price(_Row):
             )
         if self.valid_to is not None and self.valid_to < self.valid_from:
             raise ValueError("valid_to is before valid_from")
+        if self.last_seen is not None and self.last_seen < self.valid_from:
+            raise ValueError("last_seen is before valid_from")
         return self
 
 
@@ -372,6 +380,24 @@ class GpuAlias(_Row):
 
 TABLE_MODELS["gpu_aliases"] = GpuAlias
 
+
+class RegionCountry(_Provenance):
+    """Where a provider's region is: the data-centre country that EU filters read (editable, sourced)."""
+
+    region_key: str = Field(min_length=3, max_length=420, description="'<provider_id>:<region>'")
+    provider_id: Slug
+    region: str = Field(min_length=1, max_length=200)
+    datacenter_country: CountryCode
+
+    @model_validator(mode="after")
+    def _key(self) -> RegionCountry:
+        if self.region_key != f"{self.provider_id}:{self.region}":
+            raise ValueError(f"region_key must be '{self.provider_id}:{self.region}', got {self.region_key!r}")
+        return self
+
+
+TABLE_MODELS["region_countries"] = RegionCountry
+
 #: Primary key column of each editable table.
 TABLE_KEYS = {
     "gpu_models": "gpu_model",
@@ -381,9 +407,24 @@ TABLE_KEYS = {
     "provider_facts": "fact_id",
     "offers": "offer_id",
     "prices": "price_id",
+    "region_countries": "region_key",
 }
 #: Parents before children: inserts run in this order, deletes in reverse.
-TABLE_ORDER = ["gpu_models", "gpu_aliases", "gpu_specs", "providers", "provider_facts", "offers", "prices"]
+TABLE_ORDER = ["gpu_models", "gpu_aliases", "gpu_specs", "providers", "provider_facts", "offers", "prices",
+               "region_countries"]
+#: References between tables: (child table, column, parent table). The store checks them inside every
+#: write's transaction (schema v2 has no SQL FOREIGN KEYs: DuckDB refuses to delete a parent and its
+#: children in one transaction, and runs an UPDATE of an indexed column as delete + insert).
+REFERENCES = [
+    ("gpu_aliases", "gpu_model", "gpu_models"),
+    ("gpu_specs", "gpu_model", "gpu_models"),
+    ("provider_facts", "provider_id", "providers"),
+    ("offers", "provider_id", "providers"),
+    ("offers", "gpu_model", "gpu_models"),
+    ("offers", "gpu_spec_id", "gpu_specs"),
+    ("prices", "offer_id", "offers"),
+    ("region_countries", "provider_id", "providers"),
+]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -399,7 +440,7 @@ class Role(StrEnum):
 class Editor(BaseModel):
     """The person writing. The store checks the role again at its write entry point."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = Field(min_length=1, max_length=200)
     role: Role = Role.VIEWER
@@ -409,7 +450,7 @@ class RowChange(BaseModel):
     """One row to insert, update or delete. ``values`` is the whole new row (insert/update);
     ``expected_version`` is the ``row_version`` the editor started from (update/delete)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     table: str
     action: str = Field(pattern="^(insert|update|delete)$")
@@ -429,7 +470,7 @@ class RowChange(BaseModel):
 
 
 class ChangeSet(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     changes: list[RowChange] = Field(min_length=1)
     message: str = Field(min_length=1, max_length=2000)

@@ -1,6 +1,12 @@
 -- GPU Cloud Advisor catalog schema. Version is stored in catalog_meta('schema_version') and must
 -- equal catalog.store.SCHEMA_VERSION. Enum CHECK lists mirror catalog/models.py (a test checks).
 -- Units are in column names; `as_of` values are ISO dates that may be partial (YYYY, YYYY-MM).
+--
+-- Version 2: no FOREIGN KEY clauses between catalog tables. DuckDB refuses to delete a parent and its
+-- children in one transaction (duckdb/duckdb#13819) and runs an UPDATE of an indexed column as delete +
+-- insert, which a referencing row refuses; so restores and edits of referenced rows failed. The store
+-- checks every reference (catalog.models.REFERENCES) inside each write's transaction instead, before
+-- COMMIT. A version-1 file is rebuilt to this schema on its first writable open (catalog.store).
 
 CREATE TABLE IF NOT EXISTS catalog_meta (
     key   VARCHAR PRIMARY KEY,
@@ -18,7 +24,7 @@ CREATE TABLE IF NOT EXISTS gpu_models (
 -- Names that sources and other catalogs use for a GPU model ("H100-SXM5", "H100 80GB HBM3").
 CREATE TABLE IF NOT EXISTS gpu_aliases (
     alias        VARCHAR PRIMARY KEY,
-    gpu_model    VARCHAR NOT NULL REFERENCES gpu_models (gpu_model),
+    gpu_model    VARCHAR NOT NULL,  -- -> gpu_models
     form_factor  VARCHAR CHECK (form_factor IN ('SXM', 'PCIe', 'OAM')),
     row_version  INTEGER NOT NULL DEFAULT 1,
     updated_by   VARCHAR NOT NULL DEFAULT 'seed'
@@ -26,7 +32,7 @@ CREATE TABLE IF NOT EXISTS gpu_aliases (
 
 CREATE TABLE IF NOT EXISTS gpu_specs (
     gpu_spec_id                              VARCHAR PRIMARY KEY,
-    gpu_model                                VARCHAR NOT NULL REFERENCES gpu_models (gpu_model),
+    gpu_model                                VARCHAR NOT NULL,  -- -> gpu_models
     form_factor                              VARCHAR NOT NULL CHECK (form_factor IN ('SXM', 'PCIe', 'OAM')),
     memory_gb                                DOUBLE NOT NULL CHECK (memory_gb > 0),
     memory_type                              VARCHAR NOT NULL
@@ -78,7 +84,7 @@ CREATE TABLE IF NOT EXISTS providers (
 -- Added after schema version 1 shipped; an older catalog gets it (empty) on its first writable open.
 CREATE TABLE IF NOT EXISTS provider_facts (
     fact_id              VARCHAR PRIMARY KEY,
-    provider_id          VARCHAR NOT NULL REFERENCES providers (provider_id),
+    provider_id          VARCHAR NOT NULL,  -- -> providers
     field                VARCHAR NOT NULL CHECK (field IN ('legal_entity', 'legal_seat_country', 'legal_seat_address', 'certifications', 'certifications_scope')),
     value                VARCHAR NOT NULL,
     source_url           VARCHAR NOT NULL,
@@ -94,9 +100,9 @@ CREATE TABLE IF NOT EXISTS provider_facts (
 
 CREATE TABLE IF NOT EXISTS offers (
     offer_id                           VARCHAR PRIMARY KEY,
-    provider_id                        VARCHAR NOT NULL REFERENCES providers (provider_id),
-    gpu_model                          VARCHAR NOT NULL REFERENCES gpu_models (gpu_model),
-    gpu_spec_id                        VARCHAR REFERENCES gpu_specs (gpu_spec_id),
+    provider_id                        VARCHAR NOT NULL,  -- -> providers
+    gpu_model                          VARCHAR NOT NULL,  -- -> gpu_models
+    gpu_spec_id                        VARCHAR,           -- -> gpu_specs
     form_factor                        VARCHAR CHECK (form_factor IN ('SXM', 'PCIe', 'OAM')),
     gpus_per_node                      INTEGER CHECK (gpus_per_node BETWEEN 1 AND 1024),
     memory_gb                          DOUBLE CHECK (memory_gb > 0),
@@ -118,16 +124,18 @@ CREATE TABLE IF NOT EXISTS offers (
         CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
     notes                              VARCHAR,
     row_version                        INTEGER NOT NULL DEFAULT 1,
-    updated_by                         VARCHAR NOT NULL DEFAULT 'seed'
+    updated_by                         VARCHAR NOT NULL DEFAULT 'seed',
+    instance_type                      VARCHAR,  -- provider's instance/SKU name (refreshes match on it)
+    last_seen                          DATE      -- last day a catalog refresh saw the offer listed
 );
 
 CREATE TABLE IF NOT EXISTS prices (
     price_id             VARCHAR PRIMARY KEY,
-    offer_id             VARCHAR NOT NULL REFERENCES offers (offer_id),
+    offer_id             VARCHAR NOT NULL,  -- -> offers
     price_type           VARCHAR NOT NULL CHECK (price_type IN ('on-demand', 'spot', 'reserved', 'quote')),
     term_months          INTEGER CHECK (term_months BETWEEN 1 AND 120),
     upfront_pct          DOUBLE CHECK (upfront_pct BETWEEN 0 AND 100),
-    amount_per_gpu_hour  DOUBLE NOT NULL CHECK (amount_per_gpu_hour >= 0),
+    amount_per_gpu_hour  DOUBLE NOT NULL CHECK (amount_per_gpu_hour > 0 AND isfinite(amount_per_gpu_hour)),
     currency             VARCHAR NOT NULL CHECK (currency IN ('EUR', 'USD')),
     valid_from           DATE NOT NULL,
     valid_to             DATE,
@@ -144,7 +152,26 @@ CREATE TABLE IF NOT EXISTS prices (
     CHECK (NOT is_private OR expires_on IS NOT NULL),
     -- A commitment price must never pass as on-demand or spot.
     CHECK (price_type NOT IN ('on-demand', 'spot') OR (term_months IS NULL AND upfront_pct IS NULL)),
-    CHECK (valid_to IS NULL OR valid_to >= valid_from)
+    CHECK (valid_to IS NULL OR valid_to >= valid_from),
+    last_seen            DATE,     -- last day a refresh saw the same amount listed (no new history row)
+    last_seen_source_url VARCHAR   -- ... and where
+);
+
+-- Region -> data-centre country per provider (editable; imports and the EU filter read it).
+CREATE TABLE IF NOT EXISTS region_countries (
+    region_key           VARCHAR PRIMARY KEY,  -- '<provider_id>:<region>'
+    provider_id          VARCHAR NOT NULL,     -- -> providers
+    region               VARCHAR NOT NULL,
+    datacenter_country   VARCHAR NOT NULL CHECK (length(datacenter_country) = 2),
+    source_url           VARCHAR NOT NULL,
+    as_of                VARCHAR NOT NULL,
+    as_of_date           DATE NOT NULL,
+    verification_status  VARCHAR NOT NULL
+        CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
+    notes                VARCHAR,
+    row_version          INTEGER NOT NULL DEFAULT 1,
+    updated_by           VARCHAR NOT NULL DEFAULT 'seed',
+    UNIQUE (provider_id, region)
 );
 
 -- Audit trail: every write is one change set; every changed row appends one change_log entry with

@@ -46,6 +46,7 @@ from catalog.models import (
     Price,
     Provider,
     ProviderFact,
+    RegionCountry,
     as_of_lower_bound,
     certification_tokens,
 )
@@ -94,6 +95,7 @@ class SeedRows:
     provider_facts: list[ProviderFact] = field(default_factory=list)
     offers: list[Offer] = field(default_factory=list)
     prices: list[Price] = field(default_factory=list)
+    region_countries: list[RegionCountry] = field(default_factory=list)
 
 
 def _read(path: Path) -> list[dict[str, str]]:
@@ -297,6 +299,15 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
         }
         out.prices.append(_validate(Price, price_row, where))
     out.offers = list(offers.values())
+
+    provider_ids_known = {p.provider_id for p in out.providers}
+    for i, r in enumerate(_read(seed_dir / "region_countries.csv"), start=2):
+        row = {**r, "region_key": f"{r['provider_id']}:{r['region']}",
+               "verification_status": r.get("verification_status") or "claimed"}
+        region = _validate(RegionCountry, row, f"region_countries.csv line {i}")
+        if region.provider_id not in provider_ids_known:
+            raise SeedError(f"region_countries.csv line {i}: unknown provider {region.provider_id!r}")
+        out.region_countries.append(region)
     return out
 
 

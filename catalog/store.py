@@ -14,6 +14,7 @@ import json
 import os
 import re
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,9 +31,11 @@ from catalog.errors import (
     ConflictError,
     ReadOnlyCatalogError,
     SchemaVersionError,
+    StaleChangeSetError,
 )
 from catalog.models import (
     EU_EEA_COUNTRIES,
+    REFERENCES,
     TABLE_KEYS,
     TABLE_MODELS,
     TABLE_ORDER,
@@ -46,7 +49,10 @@ from catalog.models import (
 from catalog.rules import Finding, RuleContext, check_rows
 from catalog.seeding import SEED_DIR, SeedRows, load_seed
 
-SCHEMA_VERSION = 1
+#: 2: no SQL foreign keys between catalog tables (the store checks references), region_countries,
+#: offers.instance_type/last_seen, prices.last_seen/last_seen_source_url, prices > 0. A version-1 file is
+#: rebuilt on its first writable open (:func:`_migrate`), after a backup copy next to it.
+SCHEMA_VERSION = 2
 SCHEMA_SQL = Path(__file__).resolve().parent / "schema.sql"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: Environment variable that overrides the catalog location.
@@ -54,9 +60,14 @@ CATALOG_ENV = "GPU_ADVISOR_CATALOG"
 DEFAULT_CATALOG_PATH = REPO_ROOT / "data" / "catalog.duckdb"
 #: Rows whose ``as_of`` lies more than this many days back are flagged "stale" (issue: 180 days).
 STALE_AFTER_DAYS = 180
+#: A row verified (or benchmarked) longer ago than this is shown "verified on DATE, not re-checked" and
+#: no longer counts as current (issue #16: verification expires; a monthly refresh re-checks prices).
+VERIFIED_FRESH_DAYS = 90
 #: Marker used in filters for "the source did not state this value".
 NOT_STATED = "not stated"
 
+#: Older schema versions a writable open upgrades in place (see :meth:`CatalogStore._migrate`).
+_MIGRATABLE = ("1",)
 _DUCKDB_MAGIC = b"DUCK"
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
@@ -83,12 +94,16 @@ _TABLE_COLUMNS = {
         "offer_id", "provider_id", "gpu_model", "gpu_spec_id", "form_factor", "gpus_per_node", "memory_gb",
         "memory_type", "intra_node", "inter_node", "inter_node_bandwidth_gbps_per_gpu",
         "inter_node_source_url", "inter_node_as_of", "mig_supported", "region", "datacenter_country",
-        "source_url", "as_of", "as_of_date", "verification_status", "notes",
+        "source_url", "as_of", "as_of_date", "verification_status", "notes", "instance_type", "last_seen",
     ],
     "prices": [
         "price_id", "offer_id", "price_type", "term_months", "upfront_pct", "amount_per_gpu_hour",
         "currency", "valid_from", "valid_to", "source_url", "retrieved_at", "method",
-        "verification_status", "notes", "is_private", "expires_on",
+        "verification_status", "notes", "is_private", "expires_on", "last_seen", "last_seen_source_url",
+    ],
+    "region_countries": [
+        "region_key", "provider_id", "region", "datacenter_country", "source_url", "as_of", "as_of_date",
+        "verification_status", "notes",
     ],
 }
 # Insert order respects the foreign keys.
@@ -313,69 +328,250 @@ def _validate_change_set(cur, changes: list[RowChange], usd_per_eur: float) -> t
     return rows, [f for f in findings if f.level == "warning"]
 
 
-def _apply(self: CatalogStore, change_set: ChangeSet, editor: Editor, usd_per_eur: float) -> ApplyResult:
+def _duplicate_keys(changes: list[RowChange]) -> list[tuple[str, str, str]]:
+    seen: dict[tuple[str, str], int] = {}
+    problems = []
+    for i, c in enumerate(changes, start=1):
+        first = seen.setdefault((c.table, c.key), i)
+        if first != i:
+            problems.append((f"{c.table} row {i} ({c.key})", TABLE_KEYS[c.table],
+                             f"the same row is already changed by row {first} of this change set"))
+    return problems
+
+
+@contextmanager
+def _registered(cur, name: str, data):
+    """Make ``data`` (an Arrow table) visible to SQL as ``name`` for the duration of the block."""
+    cur.register(name, data)
+    try:
+        yield name
+    finally:
+        cur.unregister(name)
+
+
+def _rollback(cur) -> None:
+    """Roll back if a transaction is still open. When COMMIT itself failed there is none left, and the
+    error worth reporting is the original one, never "cannot rollback" (issue #15, item 9)."""
+    try:
+        cur.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+
+
+def _column_types(cur, table: str) -> dict[str, str]:
+    return dict(cur.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? AND database_name = current_database()",
+        [table]).fetchall())
+
+
+_ARROW_TYPES = {"VARCHAR": "string", "DOUBLE": "float64", "INTEGER": "int64", "BIGINT": "int64", "BOOLEAN": "bool_",
+                "DATE": "date32"}
+
+
+def _arrow(records: list[dict], columns: list[str], types: dict[str, str]):
+    """Rows as an Arrow table with the catalog column types (no type guessing from the first rows)."""
+    import pyarrow as pa
+
+    return pa.table({c: pa.array([r.get(c) for r in records], type=getattr(pa, _ARROW_TYPES[types[c]])())
+                     for c in columns})
+
+
+def _fetch_rows(cur, table: str, keys: list[str]) -> dict[str, dict]:
+    """Current rows of ``table`` with these keys (one query, however many keys)."""
+    if not keys:
+        return {}
+    import pyarrow as pa
+
+    key_col = TABLE_KEYS[table]
+    wanted = pa.table({"k": pa.array(sorted(set(keys)), type=pa.string())})
+    with _registered(cur, "_wanted_keys", wanted):
+        cur.execute(f"SELECT t.* FROM {table} t JOIN _wanted_keys w ON t.{key_col} = w.k")
+        names = [d[0] for d in cur.description]
+        fetched = cur.fetchall()
+    return {r[names.index(key_col)]: dict(zip(names, r, strict=True)) for r in fetched}
+
+
+def _stored(row: dict, table: str) -> dict:
+    """A validated row as the store writes it (lists joined, as_of_date derived)."""
+    values = _db_values(row)
+    if "as_of_date" in _TABLE_COLUMNS[table]:
+        values["as_of_date"] = as_of_lower_bound(values["as_of"])
+    return values
+
+
+def _changed_columns(current: dict, new: dict, table: str) -> list[str]:
+    """Columns whose stored value differs: an UPDATE writes only these (issue #16, item 1)."""
+    key_col = TABLE_KEYS[table]
+    return [c for c in _TABLE_COLUMNS[table]
+            if c != key_col and c in new and _jsonable(current.get(c)) != _jsonable(new.get(c))]
+
+
+def _reference_problems(cur, touched_children: set[str], deleted_parents: dict[str, set[str]]) -> list[tuple[str, str, str]]:
+    """Rows that point at a row that does not exist, checked inside the write's transaction before COMMIT.
+
+    Schema 2 has no SQL foreign keys (see schema.sql); these checks keep the same guarantee for every
+    relation a change set could break: children it wrote, and parents it deleted.
+    """
+    problems = []
+    for child, col, parent in REFERENCES:
+        if child not in touched_children and parent not in deleted_parents:
+            continue
+        pkey, ckey = TABLE_KEYS[parent], TABLE_KEYS[child]
+        for child_key, value in cur.execute(
+            f"""SELECT c.{ckey}, c.{col} FROM {child} c LEFT JOIN {parent} p ON c.{col} = p.{pkey}
+                WHERE c.{col} IS NOT NULL AND p.{pkey} IS NULL ORDER BY 1 LIMIT 20""").fetchall():
+            if value in deleted_parents.get(parent, set()):
+                problems.append((f"{parent}:{value}", pkey,
+                                 f"cannot delete it: {child} '{child_key}' still refers to it (foreign-key constraint "
+                                 f"{child}.{col}); delete or re-point those rows in the same change set"))
+            else:
+                problems.append((f"{child}:{child_key}", col,
+                                 f"{parent} '{value}' does not exist (foreign-key constraint {child}.{col})"))
+    return problems
+
+
+def _apply(self: CatalogStore, change_set: ChangeSet, editor: Editor, usd_per_eur: float,
+           expected_data_version: int | None = None, progress=None) -> ApplyResult:
+    """Validate, then write the change set set-wise (one statement per table and action, not per row).
+
+    Deletes run children first, inserts and updates parents first; an update writes only the columns
+    that changed. Every version is checked against the catalog inside the transaction; any conflict,
+    reference problem or database error rolls everything back and is reported as it is.
+    """
     if editor.role != Role.EDITOR:
         raise CatalogPermissionError(
             f"{editor.name} is signed in as a {editor.role.value}: only editors can change the catalog. Nothing was saved."
         )
+    report = progress or (lambda fraction, text: None)
     with _WRITE_LOCK:
         cur = self.cursor()
+        if expected_data_version is not None:
+            now = int(self.meta().get("data_version", "0"))
+            if now != expected_data_version:
+                last = cur.execute("SELECT change_set_id, editor, message FROM change_sets "
+                                   "ORDER BY change_set_id DESC LIMIT 1").fetchone()
+                raise StaleChangeSetError(
+                    f"Nothing was saved: the catalog changed after this preview was made (now change set #{last[0]} "
+                    f"by {last[1]}: {last[2][:80]!r}). Preview the file again and apply the new preview.")
+        duplicates = _duplicate_keys(change_set.changes)
+        if duplicates:
+            raise ChangeValidationError(duplicates)
+        report(0.05, "validating rows")
         rows, warnings = _validate_change_set(cur, change_set.changes, usd_per_eur)
+        report(0.35, "checking row versions")
         cur.execute("BEGIN TRANSACTION")
         try:
-            conflicts: list[dict] = []
             change_set_id = cur.execute("SELECT coalesce(max(change_set_id), 0) + 1 FROM change_sets").fetchone()[0]
             cur.execute("INSERT INTO change_sets VALUES (?, now(), ?, ?, ?)",
                         [change_set_id, editor.name, change_set.kind, change_set.message])
             order = {t: i for i, t in enumerate(_TABLE_ORDER)}
-            # Deletes children first, then inserts/updates parents first, so foreign keys hold throughout.
-            indexed = list(enumerate(zip(change_set.changes, rows, strict=True)))
-            indexed.sort(key=lambda item: (item[1][0].action != "delete",
-                                           -order[item[1][0].table] if item[1][0].action == "delete" else order[item[1][0].table]))
-            for seq, (_, (change, row)) in enumerate(indexed, start=1):
-                table, key_col = change.table, TABLE_KEYS[change.table]
-                current = _get_row(cur, table, change.key)
-                if change.action == "insert" and current is not None:
-                    conflicts.append({"table": table, "key": change.key, "expected_version": None,
-                                      "current_version": current["row_version"], "theirs": _content(current), "yours": _content(row)})
-                    continue
-                if change.action in ("update", "delete") and (current is None or current["row_version"] != change.expected_version):
-                    conflicts.append({"table": table, "key": change.key, "expected_version": change.expected_version,
-                                      "current_version": None if current is None else current["row_version"],
-                                      "theirs": _content(current), "yours": _content(row)})
-                    continue
-                cols = _TABLE_COLUMNS[table]
-                if row is not None:
-                    values = _db_values(row)
-                    if "as_of_date" in cols:
-                        values["as_of_date"] = as_of_lower_bound(values["as_of"])
-                if change.action == "insert":
-                    names = [c for c in cols] + ["updated_by"]
-                    cur.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                                [values.get(c) for c in cols] + [editor.name])
-                elif change.action == "update":
-                    sets = ", ".join(f"{c} = ?" for c in cols if c != key_col)
-                    cur.execute(f"UPDATE {table} SET {sets}, row_version = row_version + 1, updated_by = ? WHERE {key_col} = ?",
-                                [values.get(c) for c in cols if c != key_col] + [editor.name, change.key])
-                else:
-                    cur.execute(f"DELETE FROM {table} WHERE {key_col} = ?", [change.key])
-                after = _get_row(cur, table, change.key)
-                cur.execute("INSERT INTO change_log VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            [change_set_id, seq, table, change.key, change.action,
-                             None if current is None else json.dumps(_content(current)),
-                             None if after is None else json.dumps(_content(after))])
+            # Deletes children first, then inserts/updates parents first.
+            indexed = sorted(range(len(change_set.changes)), key=lambda i: (
+                change_set.changes[i].action != "delete",
+                -order[change_set.changes[i].table] if change_set.changes[i].action == "delete"
+                else order[change_set.changes[i].table], i))
+            by_table: dict[str, list[int]] = {}
+            for i in indexed:
+                by_table.setdefault(change_set.changes[i].table, []).append(i)
+            current = {t: _fetch_rows(cur, t, [change_set.changes[i].key for i in idx]) for t, idx in by_table.items()}
+            conflicts: list[dict] = []
+            for i in indexed:
+                change, row = change_set.changes[i], rows[i]
+                now_row = current[change.table].get(change.key)
+                if change.action == "insert" and now_row is not None:
+                    conflicts.append({"table": change.table, "key": change.key, "expected_version": None,
+                                      "current_version": now_row["row_version"], "theirs": _content(now_row),
+                                      "yours": _content(row)})
+                elif change.action in ("update", "delete") and (
+                        now_row is None or now_row["row_version"] != change.expected_version):
+                    conflicts.append({"table": change.table, "key": change.key,
+                                      "expected_version": change.expected_version,
+                                      "current_version": None if now_row is None else now_row["row_version"],
+                                      "theirs": _content(now_row), "yours": _content(row)})
             if conflicts:
                 raise ConflictError(conflicts)
-            _sync_provider_columns(cur, change_set.changes, rows, change_set_id, len(indexed), editor.name)
+            written: list[int] = []  # change indexes that touched a row, in log order
+            touched_children: set[str] = set()
+            deleted_parents: dict[str, set[str]] = {}
+            phases = [("delete", t) for t in reversed(_TABLE_ORDER)] + [
+                (a, t) for t in _TABLE_ORDER for a in ("insert", "update")]
+            for n, (action, table) in enumerate(phases):
+                idx = [i for i in by_table.get(table, []) if change_set.changes[i].action == action]
+                if not idx:
+                    continue
+                report(0.4 + 0.45 * n / len(phases), f"{action} {len(idx)} {table} row(s)")
+                key_col, cols = TABLE_KEYS[table], _TABLE_COLUMNS[table]
+                types = _column_types(cur, table)
+                if action == "delete":
+                    gone = [change_set.changes[i].key for i in idx]
+                    with _registered(cur, "_doomed", _arrow([{"k": k} for k in gone], ["k"], {"k": "VARCHAR"})):
+                        cur.execute(f"DELETE FROM {table} WHERE {key_col} IN (SELECT k FROM _doomed)")
+                    deleted_parents.setdefault(table, set()).update(gone)
+                    written += idx
+                elif action == "insert":
+                    records = [{**_stored(rows[i], table), "updated_by": editor.name} for i in idx]
+                    names = ", ".join([*cols, "updated_by"])
+                    with _registered(cur, "_fresh", _arrow(records, [*cols, "updated_by"], types)):
+                        cur.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _fresh")
+                    touched_children.add(table)
+                    written += idx
+                else:
+                    groups: dict[tuple[str, ...], list[dict]] = {}
+                    for i in idx:
+                        new = _stored(rows[i], table)
+                        changed = tuple(_changed_columns(current[table][change_set.changes[i].key], new, table))
+                        if changed:
+                            groups.setdefault(changed, []).append(new)
+                            written.append(i)
+                    for changed, records in groups.items():
+                        sets = ", ".join(f"{c} = _patch.{c}" for c in changed)
+                        with _registered(cur, "_patch", _arrow(records, [key_col, *changed], types)):
+                            cur.execute(f"UPDATE {table} SET {sets}, row_version = {table}.row_version + 1, "
+                                        f"updated_by = ? FROM _patch WHERE {table}.{key_col} = _patch.{key_col}",
+                                        [editor.name])
+                    touched_children.add(table)
+            report(0.88, "checking references")
+            problems = _reference_problems(cur, touched_children, deleted_parents)
+            if problems:
+                raise ChangeValidationError(problems)
+            report(0.9, "writing the change log")
+            log_order = sorted(written, key=indexed.index)
+            after_rows = {t: _fetch_rows(cur, t, [change_set.changes[i].key for i in log_order
+                                                  if change_set.changes[i].table == t]) for t in by_table}
+            log = []
+            for seq, i in enumerate(log_order, start=1):
+                change = change_set.changes[i]
+                before = current[change.table].get(change.key)
+                after = after_rows[change.table].get(change.key)
+                log.append({"change_set_id": change_set_id, "seq": seq, "table_name": change.table,
+                            "row_key": change.key, "action": change.action,
+                            "before_json": None if before is None else json.dumps(_content(before)),
+                            "after_json": None if after is None else json.dumps(_content(after))})
+            if log:
+                entries = _arrow(log, list(log[0]), {"change_set_id": "BIGINT", "seq": "INTEGER", "table_name": "VARCHAR",
+                                                     "row_key": "VARCHAR", "action": "VARCHAR", "before_json": "VARCHAR",
+                                                     "after_json": "VARCHAR"})
+                with _registered(cur, "_entries", entries):
+                    cur.execute("INSERT INTO change_log SELECT * FROM _entries")
+            _sync_provider_columns(cur, change_set.changes, rows, change_set_id, len(log), editor.name)
             cur.execute("UPDATE catalog_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) WHERE key = 'data_version'")
+            report(0.97, "committing")
             cur.execute("COMMIT")
         except duckdb.ConstraintException as exc:
-            cur.execute("ROLLBACK")
+            _rollback(cur)
             raise ChangeValidationError([("change set", "constraint", str(exc).split("\n")[0])]) from exc
-        except BaseException:
-            cur.execute("ROLLBACK")
+        except CatalogError:
+            _rollback(cur)
             raise
-    return ApplyResult(change_set_id=change_set_id, rows=len(change_set.changes), warnings=warnings)
+        except duckdb.Error as exc:
+            _rollback(cur)
+            raise CatalogError(f"Nothing was saved: the database refused the write ({type(exc).__name__}: "
+                               f"{str(exc).splitlines()[0][:300]}).") from exc
+        except BaseException:
+            _rollback(cur)
+            raise
+    report(1.0, "saved")
+    return ApplyResult(change_set_id=change_set_id, rows=len(written), warnings=warnings)
 
 
 #: provider_facts fields that the providers table carries as a column (filters and scoring read the column).
@@ -418,7 +614,11 @@ def _sync_provider_columns(cur, changes: list[RowChange], rows: list[dict | None
 
 
 def _restore_changes(cur, to_change_set_id: int, table: str | None, key: str | None) -> list[RowChange]:
-    """Row changes that bring rows back to their state right after change set ``to_change_set_id``."""
+    """Row changes that bring rows back to their state right after change set ``to_change_set_id``.
+
+    The apply step orders them (children deleted before parents, parents inserted before children), so a
+    whole import (offers and their prices) is undone in one change set.
+    """
     entries = cur.execute(
         """SELECT table_name, row_key, before_json FROM change_log
            WHERE change_set_id > ? AND (CAST(? AS VARCHAR) IS NULL OR table_name = ?)
@@ -429,16 +629,19 @@ def _restore_changes(cur, to_change_set_id: int, table: str | None, key: str | N
     first_state: dict[tuple[str, str], str | None] = {}
     for t, k, before in entries:
         first_state.setdefault((t, k), before)
+    current: dict[str, dict[str, dict]] = {}
+    for t in {t for t, _ in first_state}:
+        current[t] = _fetch_rows(cur, t, [k for tt, k in first_state if tt == t])
     changes = []
     for (t, k), before in first_state.items():
         target = None if before is None else json.loads(before)
-        current = _get_row(cur, t, k)
-        if target is None and current is not None:
-            changes.append(RowChange(table=t, action="delete", key=k, expected_version=current["row_version"]))
-        elif target is not None and current is None:
+        now = current[t].get(k)
+        if target is None and now is not None:
+            changes.append(RowChange(table=t, action="delete", key=k, expected_version=now["row_version"]))
+        elif target is not None and now is None:
             changes.append(RowChange(table=t, action="insert", key=k, values=target))
-        elif target is not None and _content(current) != target:
-            changes.append(RowChange(table=t, action="update", key=k, values=target, expected_version=current["row_version"]))
+        elif target is not None and _content(now) != target:
+            changes.append(RowChange(table=t, action="update", key=k, values=target, expected_version=now["row_version"]))
     return changes
 
 
@@ -446,13 +649,46 @@ class _Writes:
     """Write verbs and the audit trail of :class:`CatalogStore`."""
 
     @_store_write
-    def apply_changes(self, change_set: ChangeSet, editor: Editor, *, usd_per_eur: float = 1.0) -> ApplyResult:
+    def apply_changes(self, change_set: ChangeSet, editor: Editor, *, usd_per_eur: float = 1.0,
+                      expected_data_version: int | None = None, progress=None) -> ApplyResult:
         """Validate and write a change set as one transaction, with a change-log entry per row.
 
-        All or nothing: a validation error, a hardware-truth error or a version conflict on any row
-        leaves the catalog unchanged. ``usd_per_eur`` only feeds the price-plausibility warnings.
+        All or nothing: a validation error, a hardware-truth error, a broken reference or a version
+        conflict on any row leaves the catalog unchanged. ``usd_per_eur`` only feeds the
+        price-plausibility warnings. ``expected_data_version`` (a frozen import preview) refuses the
+        write when anything was committed since the preview. ``progress(fraction, text)`` is called
+        between steps (the editor page draws a progress bar from it).
         """
-        return _apply(self, change_set, editor, usd_per_eur)
+        return _apply(self, change_set, editor, usd_per_eur, expected_data_version, progress)
+
+    @_store_write
+    def rename_key(self, table: str, old_key: str, new_key: str, editor: Editor, *, message: str) -> ApplyResult:
+        """Change a row's key (an offer id, a GPU spec id, a GPU model name) and re-point every row that
+        refers to it, as one validated, logged change set (the explicit operation for key changes;
+        ordinary edits cannot change a key)."""
+        renamable = {"offers", "gpu_specs", "gpu_models"}
+        if table not in renamable:
+            raise CatalogError(f"Keys of {table} cannot be renamed here (only {', '.join(sorted(renamable))}).")
+        if editor.role != Role.EDITOR:
+            raise CatalogPermissionError(f"{editor.name} is not an editor: nothing was renamed.")
+        cur = self.cursor()
+        row = _get_row(cur, table, old_key)
+        if row is None:
+            raise CatalogError(f"No {table} row {old_key!r}: nothing was renamed.")
+        key_col = TABLE_KEYS[table]
+        values = {**_content(row), key_col: new_key}
+        changes = [RowChange(table=table, action="delete", key=old_key, expected_version=row["row_version"]),
+                   RowChange(table=table, action="insert", key=new_key, values=values)]
+        for child, col, parent in REFERENCES:
+            if parent != table:
+                continue
+            ckey = TABLE_KEYS[child]
+            for child_row in _fetch_rows(cur, child, [r[0] for r in cur.execute(
+                    f"SELECT {ckey} FROM {child} WHERE {col} = ?", [old_key]).fetchall()]).values():
+                changes.append(RowChange(table=child, action="update", key=child_row[ckey],
+                                         values={**_content(child_row), col: new_key},
+                                         expected_version=child_row["row_version"]))
+        return _apply(self, ChangeSet(changes=changes, message=message), editor, 1.0)
 
     @_store_write
     def restore(self, to_change_set_id: int, editor: Editor, *, table: str | None = None, key: str | None = None,
@@ -705,6 +941,16 @@ class CatalogStore(_Writes):
                 f"Nothing was changed. Fix: point {CATALOG_ENV} at a catalog, or move this file aside and restart."
             ) from exc
         found = row[0] if row else "none"
+        if found in _MIGRATABLE and not self.read_only:
+            self._migrate(int(found))
+            return
+        if found in _MIGRATABLE:
+            raise SchemaVersionError(
+                f"{self.path} has catalog schema version {found}; this app reads version {SCHEMA_VERSION}. "
+                "Nothing was changed: the file is open read-only, so it cannot be upgraded here. Fix: open it once "
+                "with write access (the app upgrades it in place and keeps a copy of the old file next to it as "
+                f"'{self.path.name}.v{found}.bak'), or export it with the app version that wrote it."
+            )
         if found != str(SCHEMA_VERSION):
             raise SchemaVersionError(
                 f"{self.path} has catalog schema version {found}; this app reads version {SCHEMA_VERSION}. "
@@ -712,11 +958,59 @@ class CatalogStore(_Writes):
                 f"aside (mv '{self.path}' '{self.path}.v{found}') and restart to build a fresh catalog from the seed."
             )
 
+    def _migrate(self, found: int) -> None:
+        """Rebuild an older catalog to the current schema in one transaction, keeping every row.
+
+        A copy of the file is kept first (``<name>.v<found>.bak``). Each catalog table is copied aside,
+        dropped and re-created from ``schema.sql``, and its rows are copied back column by column (columns
+        added since get their default, NULL). Tables new since (``region_countries``) start from the seed.
+        """
+        import shutil
+
+        self._con.execute("CHECKPOINT")
+        backup = self.path.with_name(f"{self.path.name}.v{found}.bak")
+        if not backup.exists():
+            shutil.copyfile(self.path, backup)
+        con = self._con
+        with _WRITE_LOCK:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                present = [t for t in _TABLE_ORDER if self._has_table(t)]
+                old_columns = {t: [c for c, _ in _column_types(con, t).items()] for t in present}
+                for t in present:
+                    con.execute(f"CREATE TEMP TABLE _old_{t} AS SELECT * FROM {t}")
+                for t in reversed(present):
+                    con.execute(f"DROP TABLE {t}")
+                con.execute(SCHEMA_SQL.read_text())
+                for t in present:
+                    cols = [c for c in [*_TABLE_COLUMNS[t], "row_version", "updated_by"] if c in old_columns[t]]
+                    names = ", ".join(cols)
+                    con.execute(f"INSERT INTO {t} ({names}) SELECT {names} FROM _old_{t}")
+                    con.execute(f"DROP TABLE _old_{t}")
+                if "region_countries" not in present:
+                    seed = load_seed()
+                    known = {r[0] for r in con.execute("SELECT provider_id FROM providers").fetchall()}
+                    seed.region_countries = [r for r in seed.region_countries if r.provider_id in known]
+                    frame = _frame(seed.region_countries, "region_countries")  # noqa: F841 (DuckDB scan)
+                    names = ", ".join(_TABLE_COLUMNS["region_countries"])
+                    con.execute(f"INSERT INTO region_countries ({names}) SELECT {names} FROM frame")
+                con.execute("UPDATE catalog_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+                con.execute("INSERT OR REPLACE INTO catalog_meta VALUES (?, ?)",
+                            [f"migrated_from_v{found}", dt.datetime.now(dt.UTC).isoformat(timespec="seconds")])
+                con.execute("COMMIT")
+            except Exception as exc:
+                _rollback(con)
+                raise SchemaVersionError(
+                    f"{self.path} (schema version {found}) could not be upgraded to version {SCHEMA_VERSION}: "
+                    f"{str(exc).splitlines()[0][:300]}. Nothing was changed; a copy of the file is at {backup}."
+                ) from exc
+            con.execute("CHECKPOINT")
+
     def _add_missing_tables(self) -> None:
         """Create tables added since the file was built (only ``CREATE TABLE IF NOT EXISTS``: additive,
         nothing existing is touched). A read-only file is left as it is; reads of a missing table then
         return no rows (:meth:`_has_table`)."""
-        if self.read_only or self._has_table("provider_facts"):
+        if self.read_only or all(self._has_table(t) for t in ("provider_facts", "region_countries")):
             return
         with _WRITE_LOCK:
             self._con.execute(SCHEMA_SQL.read_text())
@@ -784,6 +1078,7 @@ class CatalogStore(_Writes):
             "include_private": include_private,
             "today": today,
             "stale_before": today - dt.timedelta(days=STALE_AFTER_DAYS),
+            "verified_after": today - dt.timedelta(days=VERIFIED_FRESH_DAYS),
             "eu": sorted(EU_EEA_COUNTRIES),
             "not_stated": NOT_STATED,
             "gpu_models": list(f.gpu_models) if f.gpu_models is not None else None,
@@ -839,7 +1134,12 @@ class CatalogStore(_Writes):
                piv.best_selected_eur_per_gpu_hour, piv.price_types,
                piv.native_currency, piv.price_retrieved_at,
                o.source_url, o.as_of, o.as_of_date, o.verification_status,
-               o.as_of_date < $stale_before AS is_stale, o.notes
+               o.as_of_date < $stale_before AS is_stale, o.notes,
+               CASE WHEN o.verification_status <> 'claimed' AND o.as_of_date < $verified_after
+                    THEN o.verification_status || ' on ' || o.as_of || ', not re-checked'
+                    ELSE o.verification_status END AS verification_label,
+               (o.verification_status <> 'claimed' AND o.as_of_date >= $verified_after) AS verification_current,
+               o.instance_type, o.last_seen
         FROM offers o
         JOIN providers p USING (provider_id)
         LEFT JOIN gpu_specs s ON s.gpu_spec_id = o.gpu_spec_id

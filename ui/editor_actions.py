@@ -8,7 +8,7 @@ import streamlit as st
 from catalog.errors import CatalogError, ChangeValidationError, ConflictError
 from catalog.models import ChangeSet, Editor, Role
 from catalog.store import CatalogStore
-from ui.editor_view import changes_from_editor, diff_table
+from ui.editor_view import MissingProvenanceError, changes_from_editor, diff_table
 from ui.scenario import get_scenario
 
 
@@ -28,7 +28,11 @@ def save(store: CatalogStore, table: str, original: pd.DataFrame, who: Editor) -
     state = st.session_state.get(f"ed_{table}") or {}
     message = (st.session_state.get(f"ed_msg_{table}") or "").strip()
     all_ids = set(store.editable_rows(table, current_only=False).iloc[:, 0]) if table == "prices" else None
-    changes = changes_from_editor(table, original, state, taken_ids=all_ids)
+    try:
+        changes = changes_from_editor(table, original, state, taken_ids=all_ids)
+    except MissingProvenanceError as exc:
+        st.session_state[_outcome_key(table)] = ("error", f"Nothing was saved: {exc}", None)
+        return
     if not changes:
         st.session_state[_outcome_key(table)] = ("info", "Nothing to save: no cell was changed.", None)
         return
@@ -126,11 +130,9 @@ def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
     """Export any table (CSV) or the whole catalog (Excel); import with a preview diff and a report."""
     from catalog.importer import (
         ImportFormatError,
-        close_superseded_prices,
         detect_format,
         export_csv,
         preview_table_import,
-        public_catalog_to_offers,
         read_table_file,
     )
     from ui.editor_view import EDITABLE_TABLES
@@ -145,12 +147,17 @@ def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
     if editor is None:
         st.info("Sign in as an editor to import.")
         return
-    st.markdown("**Import** — our own export (CSV per table or the Excel workbook), SkyPilot `vms.csv` or dstack gpuhunt CSV")
-    upload = st.file_uploader("CSV or Excel file", type=["csv", "xlsx"], key="io_upload")
+    st.markdown("**Import** — our own export (CSV per table or the Excel workbook), or a price refresh from a "
+                "SkyPilot `vms.csv` or dstack gpuhunt catalog (also `.csv.gz`)")
+    upload = st.file_uploader("CSV, CSV.GZ or Excel file", type=["csv", "gz", "xlsx"], key="io_upload")
     if upload is None:
         return
+    data = upload.getvalue()
+    if _is_public_catalog(data, upload.name):
+        refresh_view(store, editor, data, upload.name)
+        return
     try:
-        frames = read_table_file(upload.getvalue(), upload.name)
+        frames = read_table_file(data, upload.name)
     except ImportFormatError as exc:
         st.error(str(exc))
         return
@@ -163,31 +170,6 @@ def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
             changes += p.changes
             problems += [(f"{fmt} {r}", c, m) for r, c, m in p.problems]
             summary.append({"table": fmt, "added": p.added, "changed": p.changed, "removed": p.removed, "unchanged": p.unchanged})
-        elif fmt in ("skypilot", "gpuhunt"):
-            providers = store.table("providers").provider_id.tolist()
-            a, b, c = st.columns(3)
-            provider = a.selectbox(f"Provider of this {fmt} file", providers, index=None, key="io_provider")
-            url = b.text_input("Where the file comes from (URL)", key="io_url")
-            as_of = c.text_input("Date of the file (YYYY-MM-DD, or YYYY-MM)", key="io_asof")
-            if not (provider and url and as_of):
-                st.info("Name the provider, the file's source URL and its date: provenance is never made up.")
-                return
-            aliases = {a.lower(): m for a, m in zip(store.table("gpu_aliases").alias, store.table("gpu_aliases").gpu_model, strict=True)}
-            aliases |= {m.lower(): m for m in store.table("gpu_models").gpu_model}
-            try:
-                offers_f, prices_f, probs = public_catalog_to_offers(frame, fmt, provider_id=provider, source_url=url,
-                                                                    as_of=as_of, aliases=aliases)
-            except ValueError as exc:
-                st.error(f"Cannot map the file: {exc}")
-                return
-            problems += probs
-            for t, f in (("offers", offers_f), ("prices", prices_f)):
-                if len(f):
-                    p = preview_table_import(f, t, store.editable_rows(t))
-                    changes += p.changes
-                    problems += [(f"{t} {r}", col, m) for r, col, m in p.problems]
-                    summary.append({"table": t, "added": p.added, "changed": p.changed, "removed": 0, "unchanged": p.unchanged})
-            changes += close_superseded_prices(changes, store.editable_rows("prices"))
         else:
             problems.append((sheet or upload.name, "columns", "not a catalog table, SkyPilot or gpuhunt file"))
     st.dataframe(pd.DataFrame(summary), hide_index=True)
@@ -214,3 +196,134 @@ def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
             return
         st.cache_data.clear()
         st.success(f"Imported as change set #{result.change_set_id}: {result.rows} row change(s).")
+
+
+def _is_public_catalog(data: bytes, filename: str) -> bool:
+    """A SkyPilot or gpuhunt catalog (by its header line), not one of our own table exports."""
+    from catalog.refresh import GPUHUNT_REQUIRED, SKYPILOT_REQUIRED
+
+    if filename.lower().endswith(".xlsx"):
+        return False
+    head = data[:65536]
+    if head[:2] == b"\x1f\x8b":
+        import gzip
+        import zlib
+
+        try:
+            head = zlib.decompressobj(31).decompress(data[:65536], 65536)
+        except (zlib.error, gzip.BadGzipFile):
+            return True  # let the refresh reader report the broken gzip
+    first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
+    cols = {c.strip() for c in first.split(",")}
+    return set(SKYPILOT_REQUIRED) <= cols or set(GPUHUNT_REQUIRED) <= cols
+
+
+def _progress_bar(text: str):
+    bar = st.progress(0.0, text=text)
+    return bar, (lambda fraction, step: bar.progress(min(max(fraction, 0.0), 1.0), text=f"{text}: {step}"))
+
+
+def refresh_view(store: CatalogStore, editor: Editor, data: bytes, filename: str) -> None:
+    """Preview a SkyPilot/gpuhunt refresh (diff, skipped rows, price moves) and apply exactly that preview."""
+    import hashlib
+
+    from catalog.errors import StaleChangeSetError
+    from catalog.refresh import RefreshInputError, apply_refresh, plan_refresh
+
+    providers = store.table("providers").provider_id.tolist()
+    a, b, c = st.columns(3)
+    provider = a.selectbox("Provider of this file", providers, index=None, key="rf_provider")
+    url = b.text_input("Where the file comes from (URL)", key="rf_url")
+    as_of = c.text_input("Date of the file (YYYY-MM-DD, or YYYY-MM)", key="rf_asof")
+    skip_unknown = st.checkbox("Skip rows with unknown GPUs (they are listed; add aliases to import them later)",
+                               key="rf_skip_unknown")
+    if not (provider and url and as_of):
+        st.info("Name the provider, the file's source URL and its date: provenance is never made up.")
+        return
+    params = (hashlib.sha256(data).hexdigest(), provider, url.strip(), as_of.strip(), skip_unknown)
+    frozen = st.session_state.get("rf_preview")
+    if frozen is None or frozen[0] != params:
+        if st.button("Preview the refresh", key="rf_preview_button", type="primary"):
+            bar, progress = _progress_bar("Previewing")
+            try:
+                preview = plan_refresh(store, data, filename, provider_id=provider, source_url=url.strip(),
+                                       as_of=as_of.strip(), skip_unknown_gpus=skip_unknown, progress=progress)
+            except RefreshInputError as exc:
+                bar.empty()
+                st.error(f"Nothing can be imported: {exc}")
+                return
+            bar.empty()
+            st.session_state["rf_preview"] = frozen = (params, preview)
+        else:
+            return
+    preview = frozen[1]
+    _show_refresh_preview(preview)
+    if preview.problems:
+        st.error(f"Nothing will be imported until these {len(preview.problems)} problem(s) are fixed in the file"
+                 + (" or unknown GPUs are skipped" if preview.unknown_gpus and not skip_unknown else "") + ".")
+        st.dataframe(pd.DataFrame(preview.problems, columns=["line", "column", "reason"]), hide_index=True,
+                     width="stretch", key="rf_problems")
+        return
+    if not preview.changes:
+        st.info("Nothing to apply: the catalog already holds these prices (or newer ones).")
+        return
+    st.caption(f"Applying writes exactly this preview ({len(preview.changes)} row changes, made at catalog "
+               f"version {preview.data_version}); if anyone saves meanwhile, it is refused and you preview again.")
+    message = st.text_input("What this refresh is (saved in the history)", key="rf_message",
+                            value=f"{provider} prices from {filename} ({as_of})")
+    if st.button("Apply refresh", type="primary", key="rf_apply", disabled=not message.strip()):
+        bar, progress = _progress_bar("Applying")
+        try:
+            result = apply_refresh(store, preview, editor, message.strip(), progress=progress)
+        except StaleChangeSetError as exc:
+            bar.empty()
+            st.session_state.pop("rf_preview", None)
+            st.warning(str(exc))
+            return
+        except ChangeValidationError as exc:
+            bar.empty()
+            st.error(str(exc))
+            st.dataframe(pd.DataFrame(exc.problems, columns=["row", "column", "reason"]), hide_index=True)
+            return
+        except CatalogError as exc:
+            bar.empty()
+            st.error(str(exc))
+            return
+        bar.empty()
+        st.session_state.pop("rf_preview", None)
+        st.cache_data.clear()
+        st.success(f"Refreshed as change set #{result.change_set_id}: {result.rows} row change(s). "
+                   "Restore it from the History tab if needed.")
+
+
+def _show_refresh_preview(preview) -> None:
+    counts = preview.counts
+    cols = st.columns(6)
+    for col, (label, key) in zip(cols, [("New offers", "new"), ("Changed", "changed"), ("Unchanged", "unchanged"),
+                                        ("Older in file", "older"), ("Disappeared", "disappeared"),
+                                        ("Skipped rows", "skipped rows")], strict=True):
+        col.metric(label, counts.get(key, 0))
+    st.caption(f"{preview.rows_read:,} data lines read as a {preview.fmt} file; prices are USD per GPU-hour "
+               "(instance price / GPUs); spot is the lowest zone price of the region.")
+    if preview.unknown_gpus:
+        names = ", ".join(f"{n} ({c} rows)" for n, c in sorted(preview.unknown_gpus.items()))
+        st.warning(f"Unknown GPU names: {names}.")
+    if len(preview.diff):
+        st.dataframe(preview.diff, hide_index=True, width="stretch", height=320, key="rf_diff",
+                     column_config={
+                         "on-demand_move_pct": st.column_config.NumberColumn("on-demand move", format="%+.1f %%"),
+                         "spot_move_pct": st.column_config.NumberColumn("spot move", format="%+.1f %%"),
+                         "on-demand_old": st.column_config.NumberColumn("on-demand before", format="%.4f"),
+                         "on-demand_new": st.column_config.NumberColumn("on-demand file", format="%.4f"),
+                         "spot_old": st.column_config.NumberColumn("spot before", format="%.4f"),
+                         "spot_new": st.column_config.NumberColumn("spot file", format="%.4f")})
+    if preview.skipped:
+        reasons = pd.Series([r for _, _, r in preview.skipped]).str.replace(r" in [a-z0-9-]+ \(", " (", regex=True)
+        with st.expander(f"{len(preview.skipped)} skipped rows, and why"):
+            st.dataframe(reasons.value_counts().rename_axis("reason").reset_index(name="rows"), hide_index=True,
+                         key="rf_skip_summary")
+            st.dataframe(pd.DataFrame(preview.skipped, columns=["line", "instance", "reason"]), hide_index=True,
+                         width="stretch", key="rf_skipped")
+    if len(preview.disappeared):
+        with st.expander(f"{len(preview.disappeared)} offers of this provider are not in the file (left as they are)"):
+            st.dataframe(preview.disappeared, hide_index=True, width="stretch", key="rf_gone")

@@ -104,6 +104,10 @@ def _new_price_id(values: dict, today: dt.date, taken: set[str]) -> str:
     return candidate
 
 
+class MissingProvenanceError(ValueError):
+    """A price was changed without naming where and when the new price was read."""
+
+
 def changes_from_editor(table: str, original: pd.DataFrame, state: dict, today: dt.date | None = None,
                         taken_ids: set[str] | None = None) -> list[RowChange]:
     """Turn ``st.data_editor`` state (edited_rows / added_rows / deleted_rows) into row changes.
@@ -122,9 +126,15 @@ def changes_from_editor(table: str, original: pd.DataFrame, state: dict, today: 
         values.update({k: _clean(v) for k, v in edits.items() if k not in META})
         version = int(row["row_version"])
         if table == "prices" and PRICE_FIELDS & set(edits):
+            if not {"source_url", "retrieved_at"} <= set(edits):
+                # The old row's source and date would vouch for a price they never stated (#15, item 8).
+                raise MissingProvenanceError(
+                    f"Price {row[key_col]}: a new amount needs its own source — change source url and retrieved at "
+                    "in the same row (where and when you read the new price).")
             closed = _row_values(row, table) | {"valid_to": today}
             changes.append(RowChange(table=table, action="update", key=row[key_col], values=closed, expected_version=version))
             values["valid_from"], values["valid_to"] = today, None
+            values["last_seen"], values["last_seen_source_url"] = None, None
             values[key_col] = _new_price_id(values, today, taken)
             changes.append(RowChange(table=table, action="insert", key=values[key_col], values=values))
         else:

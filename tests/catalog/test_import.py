@@ -19,7 +19,6 @@ from catalog.importer import (
     export_csv,
     export_excel,
     preview_table_import,
-    public_catalog_to_offers,
     read_table_file,
 )
 from catalog.models import ChangeSet, Editor
@@ -63,22 +62,6 @@ def test_complete_file_removes_missing_rows_only_when_asked(store):
     current = store.editable_rows("gpu_aliases")
     assert preview_table_import(frame, "gpu_aliases", current).removed == 0
     assert preview_table_import(frame, "gpu_aliases", current, complete=True).removed == 1
-
-
-def test_skypilot_catalog_maps_through_aliases(store):
-    sky = pd.DataFrame({
-        "InstanceType": ["p5.48xlarge", "m5.large", "weird.1x"], "AcceleratorName": ["H100", None, "H100-MEGA"],
-        "AcceleratorCount": ["8", None, "8"], "Price": ["55.04", "0.1", "80"], "SpotPrice": ["20.0", None, None],
-        "Region": ["eu-west-1", "eu-west-1", "eu-west-1"],
-    })
-    assert detect_format(sky) == "skypilot"
-    aliases = {"h100": "H100"}
-    offers, prices, problems = public_catalog_to_offers(sky, "skypilot", provider_id="aws", source_url="https://example.com/vms.csv",
-                                                        as_of="2026-11", aliases=aliases)
-    assert list(offers.gpu_model) == ["H100"] and offers.gpus_per_node.iloc[0] == 8
-    assert sorted(prices.price_type) == ["on-demand", "spot"]
-    assert prices.set_index("price_type").loc["on-demand", "amount_per_gpu_hour"] == pytest.approx(6.88)
-    assert problems == [("line 4 (weird.1x)", "AcceleratorName", "unknown GPU name 'H100-MEGA': add it to the alias table")]
 
 
 def test_empty_and_oversized_files_are_refused():

@@ -120,18 +120,25 @@ def test_other_schema_version_is_refused_with_the_fix(catalog_path):
     con.execute("UPDATE catalog_meta SET value = '99' WHERE key = 'schema_version'")
     con.close()
     before = catalog_path.read_bytes()
-    with pytest.raises(SchemaVersionError, match="version 99.*reads version 1.*move it aside"):
+    with pytest.raises(SchemaVersionError, match="version 99.*reads version 2.*move it aside"):
         CatalogStore(catalog_path)
     assert catalog_path.read_bytes() == before
 
 
 def test_foreign_keys_are_enforced(store):
-    with pytest.raises(duckdb.ConstraintException):
-        store.cursor().execute(
-            "INSERT INTO prices (price_id, offer_id, price_type, amount_per_gpu_hour, currency, valid_from, "
-            "source_url, retrieved_at, method, verification_status) VALUES "
-            "('x', 'no-such-offer', 'on-demand', 1, 'EUR', DATE '2026-01-01', 'https://e.com', '2026', 'page', 'claimed')"
-        )
+    # Schema 2 has no SQL FOREIGN KEYs (DuckDB cannot delete a parent and its children in one
+    # transaction); the store checks every reference inside the write's transaction instead.
+    from catalog.errors import ChangeValidationError
+    from catalog.models import ChangeSet, Editor, RowChange
+
+    checksum = store.content_checksum()
+    price = {"price_id": "x", "offer_id": "no-such-offer", "price_type": "on-demand", "amount_per_gpu_hour": 1,
+             "currency": "EUR", "valid_from": "2026-01-01", "source_url": "https://e.com/p", "retrieved_at": "2026",
+             "method": "page"}
+    with pytest.raises(ChangeValidationError, match="offers 'no-such-offer' does not exist .foreign-key constraint"):
+        store.apply_changes(ChangeSet(changes=[RowChange(table="prices", action="insert", key="x", values=price)],
+                                      message="dangling"), Editor(name="a", role="editor"))
+    assert store.content_checksum() == checksum
 
 
 def test_commitment_price_filed_as_on_demand_is_refused_by_the_schema(store):

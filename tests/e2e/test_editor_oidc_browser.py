@@ -62,6 +62,9 @@ def test_sign_in_edit_a_price_and_see_it_everywhere(page: Page, oidc_app):
     expect(grid).to_be_visible(timeout=20_000)
     # price_id, offer_id, price_type, term_months, upfront_pct -> amount_per_gpu_hour: 5 columns right
     edit_first_row_cell(page, grid, 5, "0.01")
+    # A new amount needs its own source and date (the old row's would vouch for a price they never stated).
+    edit_first_row_cell(page, grid, 9, "https://example.com/e2e-price-check")
+    edit_first_row_cell(page, grid, 10, "2026-12-01")
     message = page.get_by_label("What changed and why (saved in the history)").first
     message.fill("E2E: price check")
     message.press("Enter")
