@@ -164,6 +164,10 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
     c2.selectbox("Set power from a GPU", specs.gpu_spec_id.tolist(), index=None, key="tco_gpu_spec",
                  placeholder="pick a GPU spec", on_change=apply_gpu_preset, args=(specs,),
                  help=f"Power per GPU at the wall = TDP × {SERVER_POWER_PER_TDP} (Epoch AI chip-to-server ratio for H100).")
+    picked = offers.set_index("offer_id").loc[chosen] if chosen in set(offers.offer_id) else None
+    if picked is not None and bool(picked.get("is_stale", False)):
+        c1.warning(f"This offer's price was observed on {picked['as_of']}, more than 180 days ago (stale): check it "
+                   "with the provider before relying on the totals below.", icon=":material/history:")
     if gpu_models:
         c1.toggle("Offers of every GPU class", key="tco_all_gpus",
                   help=f"The client brief asks for {', '.join(gpu_models)}; switch on to pick any offer.")

@@ -177,3 +177,16 @@ def test_the_offer_picker_follows_the_briefs_gpu_class(tco):
     assert options and all((" H100" in o or " H200" in o) for o in options)
     tco.toggle(key="tco_all_gpus").set_value(True).run()
     assert any(" L4 " in o for o in tco.selectbox(key="tco_on_demand_offer").options)
+
+
+def test_a_stale_offer_is_marked_in_the_picker_and_warned_about(tco):
+    from ui.catalog import offers
+
+    catalog = offers(None, 1.0411)
+    stale = catalog[catalog.is_stale & catalog.gpu_model.isin(["H100", "H100 NVL", "H200"]) & catalog.on_demand_eur_per_gpu_hour.notna()]
+    assert len(stale), "the seed has H100-class offers observed more than 180 days ago"
+    row = stale.iloc[0]
+    picker = tco.selectbox(key="tco_on_demand_offer")
+    assert sum("⚠ stale price" in o for o in picker.options) == len(stale)
+    picker.set_value(row.offer_id).run()
+    assert any("more than 180 days ago (stale)" in w.value and str(row.as_of) in w.value for w in tco.warning)
