@@ -23,9 +23,15 @@ def _values(enum) -> list[str]:
     return [e.value for e in enum]
 
 
+#: Each filter widget's "no filter" value. Clearing sets these rather than dropping the keys, so the client
+#: brief (which seeds the filters on a first visit) is not applied again: clearing is a visible override.
+_CLEARED = {"prov_gpu": [], "prov_form": [], "prov_mem": [], "prov_intra": [], "prov_inter": [], "prov_ptype": [],
+            "prov_eu": False, "prov_jur": [], "prov_provider": [], "prov_maxprice": None}
+
+
 def clear_filters() -> None:
     for key in _FILTER_KEYS:
-        st.session_state.pop(key, None)
+        st.session_state[key] = _CLEARED[key]
 
 
 def filter_widgets(options: dict[str, list[str]], display: DisplaySettings) -> OfferFilter:

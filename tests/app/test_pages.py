@@ -42,8 +42,19 @@ def _offer_count(at: AppTest) -> int:
     return int(line.split("**")[1].split()[0])
 
 
+def test_first_visit_follows_the_client_brief_and_clear_shows_everything(catalog_path):
+    at = run_page("app_pages/providers.py")
+    briefed = at.dataframe[0].value
+    assert set(briefed["gpu_model"]) <= {"H100", "H100 NVL", "H200"} and briefed["is_eu_datacenter"].all()
+    at.button(key="prov_clear").click().run()
+    assert _offer_count(at) == len(load_seed().offers) > len(briefed)
+    banner = " ".join(c.value for c in at.caption if "Client brief" in c.value)
+    assert "This page differs:** GPU models any (brief: H100, H100 NVL, H200)" in banner
+
+
 def test_a_filter_changes_the_rows(catalog_path):
     at = run_page("app_pages/providers.py")
+    at.button(key="prov_clear").click().run()
     everything = _offer_count(at)
     at.multiselect(key="prov_gpu").set_value(["H100"]).run()
     h100 = _offer_count(at)
@@ -56,6 +67,7 @@ def test_a_filter_changes_the_rows(catalog_path):
 def test_empty_state_is_explained_and_clearable(catalog_path):
     at = run_page("app_pages/providers.py")
     at.multiselect(key="prov_gpu").set_value(["L4"])
+    at.toggle(key="prov_eu").set_value(False)
     at.multiselect(key="prov_inter").set_value(["InfiniBand-NDR"]).run()
     assert any("No offer matches these filters" in i.value for i in at.info)
     at.button(key="prov_clear_empty").click().run()
@@ -66,6 +78,7 @@ def test_usd_display_converts_eur_prices(catalog_path):
     # AppTest does not expose sidebar widgets after switch_page (the browser test clicks the real radio);
     # here the shared scenario is set as the sidebar's on_change callback would set it.
     at = run_page("app_pages/providers.py")
+    at.button(key="prov_clear").click().run()
     at.session_state["scenario"] = Scenario(display=DisplaySettings(currency="EUR", usd_per_eur=1.2))
     at.run()
     eur = at.dataframe[0].value

@@ -25,12 +25,13 @@ def scoring(catalog_path) -> AppTest:
     return open_page("app_pages/scoring.py")
 
 
-def engine_ranking(catalog_path: Path, preset: str) -> ScoringResult:
+def engine_ranking(catalog_path: Path, preset: str, constraints=None) -> ScoringResult:
+    """The engine's ranking for a preset's weights, with the preset's constraints or the ones given."""
     with CatalogStore(catalog_path) as store:
         frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
     p = PRESETS[preset]
     matrix = build_decision_matrix(frame, reference_date=dt.date.today())
-    return rank_alternatives(matrix, p.weights(), constraints=p.constraints)
+    return rank_alternatives(matrix, p.weights(), constraints=p.constraints if constraints is None else constraints)
 
 
 def ranking(at: AppTest) -> pd.DataFrame:
@@ -50,7 +51,10 @@ def top_label(result: ScoringResult) -> str:
 
 
 def test_first_load_ranks_the_regulated_enterprise_preset(scoring, catalog_path):
-    expected = engine_ranking(catalog_path, "Regulated enterprise")
+    # the preset's weights with the client brief's constraints (the default brief: EU data centre required)
+    from ui.scenario import Scenario
+
+    expected = engine_ranking(catalog_path, "Regulated enterprise", Scenario().scoring.constraints)
     assert expected.ids, "the seed catalog ranks offers under the default preset"
     table = ranking(scoring)
     assert len(table) == len(expected.ids)

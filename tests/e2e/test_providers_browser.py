@@ -18,7 +18,13 @@ def test_table_renders_and_a_filter_narrows_it(page: Page, app_url: str):
     expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(timeout=30_000)
     seed = load_seed()
     total = len(seed.offers)
+    # A first visit follows the client brief (H100 class, EU data centre); clearing the filters shows everything.
+    expect(page.get_by_text(re.compile(r"this page follows it"))).to_be_visible(timeout=30_000)
+    briefed = offer_count(page)
+    assert 0 < briefed < total
+    page.get_by_role("button", name="Clear filters").first.click()
     expect(page.get_by_text(re.compile(rf"^{total} offers from \d+ providers"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(r"This page differs"))).to_be_visible()
 
     page.get_by_label("Selected GPU model").or_(page.locator('[data-testid="stMultiSelect"]').first).first.click()
     page.get_by_role("option", name="H100", exact=True).click()
