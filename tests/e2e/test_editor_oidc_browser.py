@@ -75,6 +75,8 @@ def test_sign_in_edit_a_price_and_see_it_everywhere(page: Page, oidc_app):
 
     page.get_by_role("link", name="Providers & offers").click()
     expect(page.get_by_role("heading", name="Providers & offers")).to_be_visible(timeout=20_000)
+    page.get_by_role("button", name="Clear filters").first.click()  # the client brief narrows a first visit
+    expect(page.get_by_text(re.compile(r"This page differs"))).to_be_visible(timeout=20_000)
     page.get_by_label("Max price (€ per GPU-hour)", exact=True).fill("0.02")
     page.keyboard.press("Enter")
     expect(page.get_by_text(re.compile(r"^1 offers from 1 providers"))).to_be_visible(timeout=20_000)
