@@ -1,22 +1,35 @@
-"""Collective communication: the data-parallel gradient all-reduce, vectorised over offers.
+"""Collective communication: all-reduce, reduce-scatter / all-gather and point-to-point, vectorised over offers.
 
-The model is the alpha-beta ring of Thakur, Rabenseifner and Gropp [1] in the form nccl-tests
-reports it [2]: a ring all-reduce of ``S`` bytes over ``n`` ranks takes
+The model is the alpha-beta ring of Thakur, Rabenseifner and Gropp [1] in the form nccl-tests reports it [2]: a
+ring all-reduce of ``S`` bytes over ``n`` ranks takes
 
 .. math:: t = \\frac{2(n-1)}{n} \\cdot \\frac{S}{B_{bus}} + \\alpha
 
-where :math:`B_{bus}` is the *bus bandwidth* nccl-tests prints (``busbw``) and :math:`\\alpha` the
-measured small-message latency. Across nodes the all-reduce is decomposed hierarchically (std):
-reduce-scatter inside the node, an all-reduce of ``S/g`` per GPU across the ``m`` nodes over that
-GPU's share of the network, then an all-gather inside the node. The two phases are added (they are
-sequential in the decomposition); NCCL can pipeline them, so the sum is an upper bound on the time.
+where :math:`B_{bus}` is the *bus bandwidth* nccl-tests prints (``busbw``) and :math:`\\alpha` the small-message
+latency. Reduce-scatter and all-gather move half of it, factor ``(n-1)/n`` [2].
 
-Units follow the package conventions: bytes [B], bandwidth in GB/s (1e9 B/s) for bus bandwidths
-and Gbit/s (1e9 bit/s) for network links, times in seconds. Every function broadcasts its inputs.
+**Across nodes** (docs/domain-model.md section 3, issue #17 concept 3) a collective whose ``g`` ranks per node span
+``m`` nodes runs as one pipelined ring (NCCL): every byte crosses the NVLink side and the network side of each
+node, and the slower side sets the pace. Per node the network side carries ``g`` GPUs' NIC share, so
 
-Sign convention and edge cases: one rank (or one node for the inter-node phase) communicates
-nothing and takes 0 s, latency included; a NaN bandwidth gives a NaN time (the caller decides
-whether that excludes the offer or is replaced by a stated default).
+.. math::
+
+    B_{bus} = \\min\\big(B_{intra},\\ g \\cdot \\eta\\, b_{link} / 8 / R\\big) \\quad (m > 1),
+    \\qquad B_{bus} = B_{intra} \\quad (m = 1)
+
+(per-node bandwidth = min(NVLink side, NICs × NIC bandwidth): NVIDIA/nccl#412, "inter-node bandwidth scales with
+the NICs up to the intra-node bandwidth"; NVIDIA/nccl-tests#290, "For NDR @ 400Gbps you should see 46-48 GB/s per
+NIC"). The intra-node all-reduce is *not* added in series with the inter-node phase any more (the engine before
+issue #17 did, which double-counted the NVLink time). Latency: a fixed per-call term plus a tree term
+``2 ceil(log2 m) alpha_hop`` (NCCL uses trees for latency-bound sizes [1]), calibrated on the measured 8-byte
+latencies of one node (33 us) and 4 nodes (38 us) (docs/validation.md C5).
+
+Units follow the package conventions: bytes [B], bandwidth in GB/s (1e9 B/s) for bus bandwidths and Gbit/s
+(1e9 bit/s) for network links (``*_gbit_per_s``), times in seconds. Every function broadcasts its inputs.
+
+Sign convention and edge cases: one rank (or one node for the inter-node term) communicates nothing and takes 0 s,
+latency included; a NaN bandwidth gives a NaN time (the caller decides whether that excludes the offer or is
+replaced by a stated default).
 
 References
 ----------
@@ -25,10 +38,12 @@ References
 .. [2] NVIDIA nccl-tests, "Performance reported by NCCL tests",
    https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md
 .. [3] S. Jeaugey (NVIDIA), NVIDIA/nccl-tests issue #212 (NVLink4 line rate, ring and NVLS busbw).
-.. [4] NVIDIA/nccl issue #412 (maintainer: HDR 200 Gb/s NIC gives ~24 GB/s inter-node busbw).
+.. [4] NVIDIA/nccl issue #412 (maintainer: HDR 200 Gb/s NIC gives ~24 GB/s inter-node busbw; inter-node busbw
+   scales with the NICs up to the intra-node busbw).
 .. [5] ZiyanIshani/vpbenchmarking, results/nccl (8x H100 SXM, NCCL 2.24.3), 2026-02.
 .. [6] NVIDIA/nccl issue #1639 (8 GPUs on PCIe Gen5, all-reduce busbw 28 GB/s; maintainer comment).
 .. [7] PyTorch DistributedDataParallel, ``bucket_cap_mb`` default 25 (pytorch/pytorch#118421).
+.. [8] NVIDIA/nccl-tests issue #290 (maintainer: NDR 400 Gb/s gives 46-48 GB/s per NIC with NCCL_ALGO=RING).
 """
 
 from __future__ import annotations
@@ -93,6 +108,9 @@ NIC_EFFICIENCY_FRACTION = 0.96
 INTRA_NODE_LATENCY_S = 33e-6
 #: Measured 8-byte all-reduce latency across 32 H100 over InfiniBand [s] (vpbenchmarking nccl logs).
 INTER_NODE_LATENCY_S = 38e-6
+#: Latency per tree level across nodes [s]: 38 us on 4 nodes = 33 us + 2 log2(4) x 1.25 us (derived from the two
+#: measurements above; docs/validation.md C5).
+INTER_NODE_HOP_LATENCY_S = (INTER_NODE_LATENCY_S - INTRA_NODE_LATENCY_S) / (2.0 * 2.0)
 #: Gradient bucket size of PyTorch DDP [B]: ``bucket_cap_mb`` = 25 (MiB), so one all-reduce (and one
 #: latency) per 25 MiB of gradients (pytorch/pytorch#118421).
 DDP_BUCKET_BYTES = 25 * 2**20
@@ -270,138 +288,161 @@ def effective_intra_busbw_gb_per_s(
     return np.where((kind == IntraNodeKind.NVLINK_BRIDGE) & (np.asarray(ranks_per_node) > 2), pcie_busbw_gb_per_s, bw)
 
 
+def collective_latency_s(
+    ranks_per_node: npt.ArrayLike,
+    n_nodes: npt.ArrayLike,
+    latency_s: npt.ArrayLike = INTRA_NODE_LATENCY_S,
+    hop_latency_s: npt.ArrayLike = INTER_NODE_HOP_LATENCY_S,
+) -> np.ndarray:
+    """Fixed cost of one collective call: ``alpha + 2 ceil(log2 m) alpha_hop`` when more than one rank takes part [s].
+
+    Examples
+    --------
+    >>> [round(float(collective_latency_s(g, m)) * 1e6, 2) for g, m in [(8, 1), (8, 4), (1, 1)]]
+    [33.0, 38.0, 0.0]
+    """
+    g = np.asarray(ranks_per_node, dtype=float)
+    m = np.asarray(n_nodes, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        levels = np.ceil(np.log2(np.maximum(m, 1.0)))
+    t = np.asarray(latency_s, dtype=float) + 2.0 * levels * np.asarray(hop_latency_s, dtype=float)
+    return t * ((g * m) > 1)
+
+
+def multinode_busbw_gb_per_s(
+    intra_busbw_gb_per_s: npt.ArrayLike,
+    ranks_per_node: npt.ArrayLike,
+    n_nodes: npt.ArrayLike,
+    inter_link_gbit_per_s_per_gpu: npt.ArrayLike,
+    oversubscription_ratio: npt.ArrayLike = 1.0,
+    nic_efficiency_fraction: npt.ArrayLike = NIC_EFFICIENCY_FRACTION,
+) -> np.ndarray:
+    """Bus bandwidth of a ring collective with ``g`` ranks per node over ``m`` nodes [GB/s].
+
+    ``min(B_intra, g eta b_link / 8 / R)`` across nodes (the NVLink side is not a limit when ``g = 1``), ``B_intra``
+    inside one node. A NaN bandwidth that is not needed (one rank per node, one node) is ignored.
+
+    Examples
+    --------
+    V13 (3 nodes x 8 A100, 4 x HDR 200 Gb/s per node = 100 Gb/s per GPU): the NICs are the bottleneck.
+
+    >>> round(float(multinode_busbw_gb_per_s(246.7, 8, 3, 100.0)), 2)
+    96.0
+    >>> round(float(multinode_busbw_gb_per_s(370.0, 8, 248, 400.0)), 1)  # V14: NVLink side limits, 8 x 48 > 370
+    370.0
+    >>> float(multinode_busbw_gb_per_s(370.0, 8, 1, np.nan))  # one node: the network is not used
+    370.0
+    """
+    g = np.asarray(ranks_per_node, dtype=float)
+    m = np.asarray(n_nodes, dtype=float)
+    intra = np.asarray(intra_busbw_gb_per_s, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        net = g * nic_busbw_gb_per_s(inter_link_gbit_per_s_per_gpu, nic_efficiency_fraction)
+        net = net / np.asarray(oversubscription_ratio, dtype=float)
+        # g = 1: the NVLink side carries nothing across nodes (cap +inf); NaN intra is then irrelevant
+        cap = np.where(g > 1, intra, np.inf)
+        across = np.minimum(net, cap)
+    return np.where(m > 1, across, intra)
+
+
 def hierarchical_allreduce_time_s(
     size_bytes: npt.ArrayLike,
     ranks_per_node: npt.ArrayLike,
     n_nodes: npt.ArrayLike,
     intra_busbw_gb_per_s: npt.ArrayLike,
-    inter_link_gbps_per_gpu: npt.ArrayLike,
+    inter_link_gbit_per_s_per_gpu: npt.ArrayLike,
     oversubscription_ratio: npt.ArrayLike = 1.0,
     nic_efficiency_fraction: npt.ArrayLike = NIC_EFFICIENCY_FRACTION,
-    intra_latency_s: npt.ArrayLike = INTRA_NODE_LATENCY_S,
-    inter_latency_s: npt.ArrayLike = INTER_NODE_LATENCY_S,
+    latency_s: npt.ArrayLike = INTRA_NODE_LATENCY_S,
+    hop_latency_s: npt.ArrayLike = INTER_NODE_HOP_LATENCY_S,
     n_collectives: npt.ArrayLike = 1.0,
+    volume_factor: npt.ArrayLike | None = None,
 ) -> AllReduceTime:
-    """Hierarchical ring all-reduce of ``size_bytes`` over ``ranks_per_node`` x ``n_nodes`` GPUs.
+    """Ring all-reduce of ``size_bytes`` over ``ranks_per_node`` x ``n_nodes`` GPUs, pipelined across nodes.
 
     Parameters
     ----------
     size_bytes : array_like
-        Bytes to reduce per rank (the whole gradient of one replica shard) [B].
+        Bytes to reduce per rank (e.g. the gradient shard one GPU holds) [B].
     ranks_per_node : array_like
-        Ranks of this all-reduce inside one node, g >= 1 [-].
+        Ranks of this collective inside one node, g >= 1 [-].
     n_nodes : array_like
-        Nodes, m >= 1 [-].
+        Nodes the collective spans, m >= 1 [-].
     intra_busbw_gb_per_s : array_like
-        Intra-node all-reduce bus bandwidth [GB/s]; unused when g = 1.
-    inter_link_gbps_per_gpu : array_like
+        Intra-node bus bandwidth [GB/s]; unused when g = 1.
+    inter_link_gbit_per_s_per_gpu : array_like
         Scale-out bandwidth per GPU (node NIC bandwidth / GPUs per node) [Gbit/s]; unused when m = 1.
     oversubscription_ratio : array_like, optional
-        R of an R:1 oversubscribed fabric, >= 1; per-GPU cross-node bandwidth is divided by R
-        (std). Default 1.0 = full bisection (e.g. the 3,072-GPU pods of the Llama 3 cluster,
-        arXiv 2407.21783 s3.3.1). The engine applies R to all inter-node bytes.
+        R of an R:1 oversubscribed fabric, >= 1 (std); default 1.0 = full bisection (e.g. the 3,072-GPU pods of
+        the Llama 3 cluster, arXiv 2407.21783 s3.3.1).
     nic_efficiency_fraction : array_like, optional
         Bus bandwidth reached per unit line rate, default 0.96 (N3, NVIDIA/nccl#412) [-].
-    intra_latency_s, inter_latency_s : array_like, optional
-        Latency per collective per phase, default 33 us / 38 us (vpbenchmarking, N1) [s].
+    latency_s, hop_latency_s : array_like, optional
+        Per-call latency and per tree level across nodes (:func:`collective_latency_s`) [s].
     n_collectives : array_like, optional
-        Number of calls the bytes are split into (DDP buckets); each pays the latency [-].
+        Calls the bytes are split into (DDP buckets); each pays the latency [-].
+    volume_factor : array_like, optional
+        Bytes each rank sends per byte of ``size_bytes``; default the all-reduce ``2(n-1)/n`` (use ``(n-1)/n``
+        for a reduce-scatter or an all-gather).
 
     Returns
     -------
     AllReduceTime
-        ``total_s``, ``intra_node_s``, ``inter_node_s`` [s], broadcast to one shape.
+        ``total_s`` = max(``intra_node_s``, ``inter_node_s``) + latency; ``intra_node_s`` and ``inter_node_s`` are
+        the bandwidth times of the NVLink side and of the network side alone [s].
 
     Notes
     -----
     .. math::
 
-        t = \\frac{2(g-1)}{g}\\frac{S}{B_{intra}} + k\\,\\alpha_{intra}[g>1]
-          + \\frac{2(m-1)}{m}\\frac{S/g}{B_{inter}} + k\\,\\alpha_{inter}[m>1],
-        \\quad B_{inter} = \\min(B_{intra}, \\eta\\,b_{link}/8) / R
-
-    The cap by the intra-node bus bandwidth follows the maintainer statement that inter-node
-    bandwidth scales with the NICs up to the intra-node bandwidth (NVIDIA/nccl#412).
+        t = \\frac{2(n-1)}{n}\\frac{S}{B_{bus}} + k\\,\\alpha(g, m),\\qquad n = g m,
+        \\quad B_{bus} = \\min(B_{intra},\\ g\\,\\eta\\,b_{link}/8/R)\\ (m > 1)
 
     Examples
     --------
     One node of 8 H100 (busbw 370 GB/s), 1 GB, no latency:
 
-    >>> t = hierarchical_allreduce_time_s(1e9, 8, 1, 370.0, 400.0, intra_latency_s=0.0)
+    >>> t = hierarchical_allreduce_time_s(1e9, 8, 1, 370.0, 400.0, latency_s=0.0)
     >>> round(float(t.total_s) * 1e3, 3), float(t.inter_node_s)
     (4.73, 0.0)
 
     Two nodes of one GPU each over 200 Gb/s (busbw 24 GB/s), 1 GB:
 
-    >>> t = hierarchical_allreduce_time_s(1e9, 1, 2, np.nan, 200.0, inter_latency_s=0.0)
+    >>> t = hierarchical_allreduce_time_s(1e9, 1, 2, np.nan, 200.0, latency_s=0.0, hop_latency_s=0.0)
     >>> round(float(t.total_s), 4)
     0.0417
     """
     size = np.asarray(size_bytes, dtype=float)
     g = np.asarray(ranks_per_node, dtype=float)
     m = np.asarray(n_nodes, dtype=float)
+    n = g * m
+    factor = ring_allreduce_factor(n) if volume_factor is None else np.asarray(volume_factor, dtype=float) * (n > 1)
     intra = np.asarray(intra_busbw_gb_per_s, dtype=float)
-    k = np.asarray(n_collectives, dtype=float)
-    # Branch-free selection (np.where on an unsorted mask is ~10x slower than arithmetic here):
-    # fmin(x, 0/[rank count <= 1]) is 0 for a single rank and x (NaN kept) otherwise, because
-    # 0/1 = 0 and 0/0 = NaN, and fmin ignores a NaN operand.
     with np.errstate(divide="ignore", invalid="ignore"):
-        # per-GPU cross-node bandwidth [B/s]: NIC share, capped by the intra-node busbw when g > 1
-        # (+inf added to the cap when g = 1), divided by the oversubscription ratio
-        inter = nic_busbw_gb_per_s(inter_link_gbps_per_gpu, nic_efficiency_fraction)
-        # np.minimum keeps a NaN NIC bandwidth; the cap is +inf when g = 1 and never NaN (a NaN
-        # intra bandwidth with g > 1 already makes intra_s NaN)
-        inter = np.minimum(inter, np.fmax(intra, 0.0) + (1.0 / (g > 1) - 1.0))
-        inter *= 1e9 / np.asarray(oversubscription_ratio, dtype=float)
-        intra_s = np.fmin(ring_allreduce_factor(g) * (size / 1e9) / intra + k * np.asarray(intra_latency_s),
-                          0.0 / (g <= 1))
-        inter_s = np.fmin(ring_allreduce_factor(m) * size / g / inter + k * np.asarray(inter_latency_s),
-                          0.0 / (m <= 1))
-    if intra_s.shape != inter_s.shape:
-        intra_s, inter_s = (np.array(x) for x in np.broadcast_arrays(intra_s, inter_s))
-    return AllReduceTime(intra_s + inter_s, intra_s, inter_s)
+        net = g * nic_busbw_gb_per_s(inter_link_gbit_per_s_per_gpu, nic_efficiency_fraction)
+        net = net / np.asarray(oversubscription_ratio, dtype=float)
+        intra_s = np.where(g > 1, factor * (size / 1e9) / intra, 0.0)
+        inter_s = np.where(m > 1, factor * (size / 1e9) / net, 0.0)
+    lat = np.asarray(n_collectives, dtype=float) * collective_latency_s(g, m, latency_s, hop_latency_s)
+    total = np.maximum(intra_s, inter_s) + lat
+    # a NaN bandwidth on a side that is used gives NaN (np.maximum propagates it)
+    intra_s, inter_s, total = (np.array(x) for x in np.broadcast_arrays(intra_s, inter_s, total))
+    return AllReduceTime(total, intra_s, inter_s)
 
 
-def _data_parallel_allreduce_s(
-    size_bytes: float,
-    ranks_per_node: np.ndarray,
-    n_nodes: np.ndarray,
-    intra_busbw_gb_per_s: np.ndarray,
-    inter_link_gbps_per_gpu: np.ndarray,
-    oversubscription_ratio: float,
-    nic_efficiency_fraction: float,
-    intra_latency_s: float,
-    inter_latency_s: float,
-    n_collectives: float,
+def point_to_point_time_s(
+    size_bytes: npt.ArrayLike, link_gb_per_s: npt.ArrayLike, latency_s: npt.ArrayLike = 0.0
 ) -> np.ndarray:
-    """``hierarchical_allreduce_time_s(...).total_s`` for the workload kernel, ~2x faster.
+    """One send/recv of ``size_bytes`` over a link of ``link_gb_per_s`` (e.g. pipeline activations) [s].
 
-    Plain arithmetic only (no masks, no NaN-aware ufuncs on the way). Same value wherever the
-    bandwidths a row *needs* are known; a NaN bandwidth that is not needed (one rank per node, one
-    node) is ignored; a NaN bandwidth that *is* needed gives a meaningless huge time, so the caller
-    must exclude those rows (the kernel does). Rank counts are >= 1.
+    Examples
+    --------
+    >>> round(float(point_to_point_time_s(12.6e6, 48.0)) * 1e3, 3)  # 12.6 MB over one 400 Gb/s NIC
+    0.263
     """
     with np.errstate(divide="ignore", invalid="ignore"):
-        tiny = 1e-30  # stands in for a NaN bandwidth; x / tiny stays finite, and 0 * finite = 0
-        inv_g = 1.0 / ranks_per_node
-        half_factor_g = 1.0 - inv_g  # (g-1)/g, 0 at g = 1
-        on_g = np.minimum(half_factor_g + half_factor_g, 1.0)  # 1 when g >= 2, 0 when g = 1
-        intra = np.fmax(intra_busbw_gb_per_s, tiny)
-        t = (2.0 * size_bytes / 1e9) / intra
-        t *= half_factor_g
-        t += on_g * (n_collectives * intra_latency_s)
-        inter = np.minimum(inter_link_gbps_per_gpu * (nic_efficiency_fraction / 8.0), intra / on_g)  # no cap at g = 1
-        inter = np.fmax(inter, tiny)
-        half_factor_m = 1.0 - 1.0 / n_nodes
-        t_inter = inv_g * (2.0 * size_bytes * oversubscription_ratio / 1e9)
-        t_inter /= inter
-        t_inter *= half_factor_m
-        t += t_inter
-        half_factor_m += half_factor_m
-        np.minimum(half_factor_m, 1.0, out=half_factor_m)
-        half_factor_m *= n_collectives * inter_latency_s
-        t += half_factor_m
-    return t
+        return np.asarray(size_bytes, dtype=float) / (np.asarray(link_gb_per_s, dtype=float) * 1e9) + np.asarray(
+            latency_s, dtype=float)
 
 
 def kind_codes(names: list[object] | tuple[object, ...], table: dict[str, IntEnum]) -> np.ndarray:

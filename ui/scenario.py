@@ -15,7 +15,7 @@ from engine.money import DEFAULT_USD_PER_EUR
 from engine.placement import Workload
 from engine.scoring import CRITERION_NAMES, PRESETS, Constraints
 from engine.tco import TcoInputs
-from engine.workload import InferenceService, TrainingJob
+from engine.workload import DEFAULT_ASSUMPTIONS, InferenceService, TrainingJob
 
 SCENARIO_KEY = "scenario"
 SCENARIO_VERSION = 2
@@ -117,6 +117,12 @@ class WorkloadSection(BaseModel):
     price_type: Literal["on-demand", "spot", "reserved", "reserved-1y", "reserved-3y", "cheapest"] = "on-demand"
     tokens_per_day: float = Field(default=100e6, gt=0, le=1e15, description="generated tokens per day [-]")
     latency_target_s: float = Field(default=10.0, gt=0, le=3600, description="request latency target [s]")
+    # Reliability and power overrides of the engine defaults (engine.goodput, engine.power; issue #17)
+    failures_per_million_gpu_hours: float = Field(
+        default=round(DEFAULT_ASSUMPTIONS.failures_per_gpu_hour * 1e6, 2), ge=0, le=1e5,
+        description="job-stopping failures per million GPU-hours [-]")
+    restart_s: float = Field(default=DEFAULT_ASSUMPTIONS.restart_s, ge=0, le=7 * 86400, description="[s]")
+    pue_ratio: float = Field(default=DEFAULT_ASSUMPTIONS.pue_ratio, ge=1, le=3, description="[-]")
 
 
 class ScoringSection(BaseModel):

@@ -18,6 +18,8 @@ FRONT = PRICE_COLOURS["on-demand"]
 OTHER = EU_COLOURS[False]
 SELECTED = "#111827"
 PART_COLOURS = ["#4f46e5", "#a5b4fc", PRICE_COLOURS["spot"]]
+#: Compute, pipeline bubble, exposed communication, failures (the scaling-loss breakdown of a training job).
+LOSS_COLOURS = ["#4f46e5", "#a5b4fc", PRICE_COLOURS["spot"], "#9ca3af"]
 LATENCY = "#dc2626"
 
 
@@ -77,11 +79,12 @@ def time_cost_scatter(points: pd.DataFrame, x_title: str, y_title: str, display:
 
 
 def training_breakdown(parts: pd.DataFrame, display: DisplaySettings) -> go.Figure:
-    """Share of wall-clock time (and of the bill) per part of a training step, one bar per part."""
+    """Share of wall-clock time (and of the bill) per part of the job — compute, pipeline bubble, exposed
+    communication, failures — one bar per part."""
     sym = SYMBOL[display.currency]
     total = float(parts["cost"].sum())
     fig = go.Figure(go.Bar(
-        x=parts["cost"], y=parts["short"], orientation="h", marker_color=PART_COLOURS[: len(parts)],
+        x=parts["cost"], y=parts["short"], orientation="h", marker_color=LOSS_COLOURS[: len(parts)],
         text=[f"{sym}{c:,.0f} · {s:.0%}" for c, s in zip(parts["cost"], parts["share"], strict=True)],
         textposition="outside", cliponaxis=False, customdata=parts["part"],
         hovertemplate=f"%{{customdata}}<br>{sym}%{{x:,.0f}}<extra></extra>",
@@ -89,7 +92,7 @@ def training_breakdown(parts: pd.DataFrame, display: DisplaySettings) -> go.Figu
     fig.update_yaxes(autorange="reversed", title=None)
     fig.update_xaxes(title=f"Part of the cost per job ({sym})", tickprefix=sym,
                      range=[0, 1.35 * total if total > 0 else 1])
-    return style(fig, height=300, title="Where the money goes")
+    return style(fig, height=320, title="Where the money goes: scaling loss on this offer")
 
 
 def batching_tradeoff(sweep: pd.DataFrame, current_batch: int, latency_target_s: float) -> go.Figure:

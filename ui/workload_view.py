@@ -17,12 +17,14 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from engine import power
 from engine.network import InterNodeKind
 from engine.workload import (
     DEFAULT_ASSUMPTIONS,
     EMISSIONS_NOT_COMPUTED,
     GRID_INTENSITY_SOURCE,
     MODEL_PRESETS,
+    EngineAssumptions,
     OfferArrays,
     offer_arrays_from_frame,
     price_inference,
@@ -43,12 +45,21 @@ PRICE_LABEL = {"on-demand": "On-demand", "spot": "Spot (interruptible)", "reserv
 POLICY_LABEL = {"exclude": "Leave the offer out", "assume_default": "Assume stated defaults"}
 WEIGHT_BYTES = {2.0: "BF16 / FP16 (2 B)", 1.0: "FP8 / INT8 (1 B)", 0.5: "INT4 (0.5 B)"}
 GRAD_BYTES = {2.0: "BF16 (2 B)", 4.0: "FP32 (4 B)"}
+LAYOUT_LABEL = {"auto": "Auto", "manual": "Manual"}
+RECOMPUTE_LABEL = {"auto": "Auto (selective if it fits, else full)", "selective": "Selective", "full": "Full",
+                   "none": "None"}
 BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 #: Engine field -> (label on the page, unit shown, widget value x scale = engine value).
 _FIELDS = {
     "n_params": ("Model size", "billion parameters", 1e9), "training_tokens": ("Training tokens", "billion", 1e9),
     "n_gpus": ("GPUs", "", 1), "global_batch_tokens": ("Global batch", "million tokens", 1e6),
     "tensor_parallel_degree": ("Tensor-parallel degree", "", 1), "n_layers": ("Layers", "", 1),
+    "pipeline_parallel_degree": ("Pipeline-parallel degree", "", 1),
+    "context_parallel_degree": ("Context-parallel degree", "", 1),
+    "virtual_pipeline_stages": ("Interleaved stages per GPU", "", 1),
+    "sequence_length_tokens": ("Sequence length", "tokens", 1),
+    "failures_per_million_gpu_hours": ("Failures", "per million GPU-hours", 1),
+    "restart_s": ("Restart time", "min", 60), "pue_ratio": ("PUE", "", 1),
     "n_kv_heads": ("KV heads", "", 1), "head_dim": ("Head dimension", "", 1),
     "prompt_tokens": ("Prompt tokens", "", 1), "output_tokens": ("Output tokens", "", 1),
     "batch_size": ("Batch size", "", 1), "target_utilisation_fraction": ("Utilisation", "%", 0.01),
@@ -68,8 +79,14 @@ def _widget_values(s: WorkloadSection) -> dict[str, object]:
         "_wl_policy": s.missing_fabric, "_wl_price": s.price_type,
         "_wl_t_params_b": t.n_params / 1e9, "_wl_t_tokens_b": t.training_tokens / 1e9, "_wl_t_gpus": t.n_gpus,
         "_wl_t_fp8": t.is_fp8_ready, "_wl_t_batch_m": t.global_batch_tokens / 1e6,
-        "_wl_t_tp": t.tensor_parallel_degree, "_wl_t_grad": t.gradient_bytes_per_param,
-        "_wl_t_sharded": t.is_state_sharded,
+        "_wl_t_layout": "auto" if t.tensor_parallel_degree is None else "manual",
+        "_wl_t_tp": t.tensor_parallel_degree or 8, "_wl_t_pp": t.pipeline_parallel_degree or 1,
+        "_wl_t_cp": t.context_parallel_degree, "_wl_t_v": t.virtual_pipeline_stages, "_wl_t_recompute": t.recompute,
+        "_wl_t_tp_overlap": t.is_tp_comm_overlapped, "_wl_t_seq": t.sequence_length_tokens,
+        "_wl_t_spare": (t.n_gpus_reserved or t.n_gpus) - t.n_gpus,
+        "_wl_t_fail": s.failures_per_million_gpu_hours, "_wl_t_restart_min": s.restart_s / 60.0,
+        "_wl_pue": s.pue_ratio,
+        "_wl_t_grad": t.gradient_bytes_per_param, "_wl_t_sharded": t.is_state_sharded,
         "_wl_i_params_b": i.n_params / 1e9, "_wl_i_layers": i.n_layers, "_wl_i_kv_heads": i.n_kv_heads,
         "_wl_i_head_dim": i.head_dim, "_wl_i_weights": i.weight_bytes_per_param, "_wl_i_fp8": i.is_fp8_ready,
         "_wl_i_prompt": i.prompt_tokens, "_wl_i_output": i.output_tokens, "_wl_i_batch": i.batch_size,
@@ -78,7 +95,7 @@ def _widget_values(s: WorkloadSection) -> dict[str, object]:
     }
 
 
-_PRESET_KEYS = ("_wl_t_params_b", "_wl_i_params_b", "_wl_i_layers", "_wl_i_kv_heads", "_wl_i_head_dim")
+_PRESET_KEYS = ("_wl_t_params_b", "_wl_t_seq", "_wl_i_params_b", "_wl_i_layers", "_wl_i_kv_heads", "_wl_i_head_dim")
 
 
 def _apply_preset() -> None:
@@ -90,7 +107,9 @@ def _apply_preset() -> None:
     s = get_scenario().workload
     section = s.model_copy(update={
         "preset": name,
-        "training": s.training.model_copy(update={"model_name": name, "n_params": p.n_params}),
+        "training": s.training.model_copy(update={
+            "model_name": name, "n_params": p.n_params, "sequence_length_tokens": p.max_context_tokens,
+            "n_layers": p.n_layers, "d_model": p.d_model, "kv_dim": p.n_kv_heads * p.head_dim}),
         "inference": s.inference.model_copy(update={"model_name": name, "n_params": p.n_params, "n_layers": p.n_layers,
                                                     "n_kv_heads": p.n_kv_heads, "head_dim": p.head_dim}),
     })
@@ -132,16 +151,49 @@ def _training_fields(preset: str) -> None:
     c[3].toggle("FP8-ready software stack", key="_wl_t_fp8",
                 help="Train in FP8 (e.g. Transformer Engine). Only GPUs with an FP8 peak gain from it (H100, H200, "
                      "B200, MI300X ...); A100 and older keep their BF16 speed.")
-    with st.expander("Parallelism and precision"):
+    with st.expander("Parallelism, reliability and power"):
         a = st.columns(4)
         a[0].number_input("Global batch (million tokens)", min_value=0.001, step=0.5, format="%.2f", key="_wl_t_batch_m",
-                          help="Tokens per optimizer step: one gradient all-reduce each. Llama 2 used 4M.")
-        a[1].number_input("Tensor-parallel degree", min_value=1, step=1, key="_wl_t_tp",
-                          help="GPUs that split each layer, kept inside one node. GPUs must be a multiple of it.")
-        a[2].selectbox("Gradient all-reduce precision", list(GRAD_BYTES), format_func=GRAD_BYTES.get, key="_wl_t_grad",
+                          help="Tokens per optimizer step: one gradient reduction each. Llama 2 used 4M, Llama 3 16M.")
+        a[1].number_input("Sequence length (tokens)", min_value=1, step=1024, key="_wl_t_seq",
+                          help="Tokens per training sequence; sets the micro-batches per step and the attention FLOPs.")
+        a[2].selectbox("Gradient reduction precision", list(GRAD_BYTES), format_func=GRAD_BYTES.get, key="_wl_t_grad",
                        help="Bytes per gradient element sent over the fabric. Llama 3 reduced in FP32.")
         a[3].toggle("Shard the training state (ZeRO-3 / FSDP)", key="_wl_t_sharded",
                     help="Weights, gradients and AdamW state (16 B per parameter) divided over all GPUs.")
+        b = st.columns(4)
+        layout = b[0].segmented_control(
+            "Parallel layout", list(LAYOUT_LABEL), format_func=LAYOUT_LABEL.get, key="_wl_t_layout", required=True,
+            help="Auto: per offer, the smallest tensor x pipeline group whose state and activations fit in that GPU's "
+                 "memory, tensor parallel inside the node first (Narayanan et al. 2021). Manual: your degrees for every "
+                 "offer; TP x CP x PP x DP must equal the GPUs.")
+        manual = layout == "manual"
+        b[1].number_input("Tensor-parallel degree", min_value=1, step=1, key="_wl_t_tp", disabled=not manual,
+                          help="GPUs that split each layer, kept inside one node.")
+        b[2].number_input("Pipeline-parallel degree", min_value=1, step=1, key="_wl_t_pp", disabled=not manual,
+                          help="Stages the layers are cut into; idle bubble (p-1)/(v m + p - 1) per step.")
+        b[3].number_input("Context-parallel degree", min_value=1, step=1, key="_wl_t_cp", disabled=not manual,
+                          help="GPUs that split each sequence (long-context training, Llama 3).")
+        c = st.columns(4)
+        c[0].number_input("Interleaved stages per GPU", min_value=1, step=1, key="_wl_t_v",
+                          help="Virtual pipeline stages v (interleaved 1F1B): divides the bubble by v and lets stage "
+                               "sends overlap compute.")
+        c[1].selectbox("Activation recomputation", list(RECOMPUTE_LABEL), format_func=RECOMPUTE_LABEL.get,
+                       key="_wl_t_recompute", help="Full recomputation saves memory and costs one more forward pass (HFU > MFU).")
+        c[2].toggle("Overlap tensor-parallel communication", key="_wl_t_tp_overlap",
+                    help=f"TP collectives overlapped with GEMMs: {DEFAULT_ASSUMPTIONS.tp_overlap_fraction:.0%} of them "
+                         "hidden (assumption). Off: all on the critical path.")
+        c[3].number_input("Spare GPUs reserved", min_value=0, step=8, key="_wl_t_spare",
+                          help="Paid and powered but idle (hot spares): cost and idle energy, no speed.")
+        d = st.columns(4)
+        d[0].number_input("Failures per million GPU-hours", min_value=0.0, step=5.0, format="%.1f", key="_wl_t_fail",
+                          help="Job-stopping failures; default from Llama 3 (419 in 54 days on 16,384 H100). Goodput "
+                               "= useful share of wall-clock time with Daly-optimal checkpoints.")
+        d[1].number_input("Restart time (minutes)", min_value=0.0, step=5.0, format="%.0f", key="_wl_t_restart_min",
+                          help="Detect, reschedule and reload a checkpoint after a failure (assumption: 10 min).")
+        d[2].number_input("PUE", min_value=1.0, max_value=3.0, step=0.05, format="%.2f", key="_wl_pue",
+                          help="Facility energy / IT energy. Energy counts the GPU at load, the server's non-GPU share "
+                               "(CPU, memory, NICs, fans) and this PUE.")
 
 
 def _inference_fields() -> None:
@@ -177,9 +229,12 @@ def _messages(exc: ValidationError) -> list[str]:
         ctx = e.get("ctx") or {}
         bound = next(((op, ctx[k]) for k, op in (("le", "at most"), ("lt", "below"), ("ge", "at least"), ("gt", "above"))
                       if k in ctx), None)
-        if "multiple of tensor_parallel_degree" in e["msg"]:
-            out.append("**GPUs** must be a multiple of the **tensor-parallel degree** (each tensor-parallel group "
-                       "is a whole number of GPUs inside one node).")
+        if "product must equal the GPUs" in e["msg"] or "must divide n_gpus" in e["msg"] or "multiple of TP" in e["msg"]:
+            out.append("**GPUs** must be a multiple of the **tensor-parallel x context-parallel x pipeline-parallel "
+                       "degrees** (every data-parallel replica is a whole group of GPUs).")
+        elif "smaller than data-parallel degree" in e["msg"]:
+            out.append("**Global batch** is too small: every data-parallel replica needs at least one sequence per "
+                       "step. Raise the batch or the model-parallel degrees.")
         elif bound is not None:
             limit = float(bound[1]) / scale
             shown = f"{limit:,.0f}" if limit == round(limit) and abs(limit) < 1e15 else f"{limit:,.6g}"
@@ -199,14 +254,30 @@ def _read(current: WorkloadSection, mode: str) -> WorkloadSection:
     preset = ss["_wl_preset"]
     training, inference = current.training.model_dump(), current.inference.model_dump()
     tokens_per_day, latency_target_s = current.tokens_per_day, current.latency_target_s
+    reliability = dict(failures_per_million_gpu_hours=current.failures_per_million_gpu_hours,
+                       restart_s=current.restart_s, pue_ratio=float(ss["_wl_pue"]))
     if mode == "training":
         n_params = float(ss["_wl_t_params_b"]) * 1e9
+        name = _model_name(preset, n_params)
+        p = MODEL_PRESETS.get(name)
+        manual = ss["_wl_t_layout"] == "manual"
+        n_gpus = int(ss["_wl_t_gpus"])
         training = dict(
-            model_name=_model_name(preset, n_params), n_params=n_params, training_tokens=ss["_wl_t_tokens_b"] * 1e9,
-            n_gpus=int(ss["_wl_t_gpus"]), is_fp8_ready=bool(ss["_wl_t_fp8"]),
-            global_batch_tokens=ss["_wl_t_batch_m"] * 1e6, tensor_parallel_degree=int(ss["_wl_t_tp"]),
+            model_name=name, n_params=n_params, training_tokens=ss["_wl_t_tokens_b"] * 1e9,
+            n_gpus=n_gpus, is_fp8_ready=bool(ss["_wl_t_fp8"]),
+            global_batch_tokens=ss["_wl_t_batch_m"] * 1e6, sequence_length_tokens=int(ss["_wl_t_seq"]),
+            n_layers=p.n_layers if p else None, d_model=p.d_model if p else None,
+            kv_dim=p.n_kv_heads * p.head_dim if p else None,
+            tensor_parallel_degree=int(ss["_wl_t_tp"]) if manual else None,
+            pipeline_parallel_degree=int(ss["_wl_t_pp"]) if manual else None,
+            context_parallel_degree=int(ss["_wl_t_cp"]) if manual else 1,
+            virtual_pipeline_stages=int(ss["_wl_t_v"]), recompute=ss["_wl_t_recompute"],
+            is_tp_comm_overlapped=bool(ss["_wl_t_tp_overlap"]),
+            n_gpus_reserved=n_gpus + int(ss["_wl_t_spare"]) if ss["_wl_t_spare"] else None,
             gradient_bytes_per_param=ss["_wl_t_grad"], is_state_sharded=bool(ss["_wl_t_sharded"]),
         )
+        reliability.update(failures_per_million_gpu_hours=float(ss["_wl_t_fail"]),
+                           restart_s=float(ss["_wl_t_restart_min"]) * 60.0)
     else:
         n_params = float(ss["_wl_i_params_b"]) * 1e9
         inference = dict(
@@ -219,7 +290,7 @@ def _read(current: WorkloadSection, mode: str) -> WorkloadSection:
         tokens_per_day, latency_target_s = ss["_wl_i_tokens_day_m"] * 1e6, ss["_wl_i_latency_s"]
     return WorkloadSection.model_validate(dict(
         mode=mode, preset=preset, training=training, inference=inference, missing_fabric=ss["_wl_policy"],
-        price_type=ss["_wl_price"], tokens_per_day=tokens_per_day, latency_target_s=latency_target_s,
+        price_type=ss["_wl_price"], tokens_per_day=tokens_per_day, latency_target_s=latency_target_s, **reliability,
     ))
 
 
@@ -245,7 +316,7 @@ def workload_inputs() -> WorkloadSection | None:
             "needs the inter-node fabric and its bandwidth. Leave such offers out, or price them with the stated "
             f"defaults ({DEFAULT_ASSUMPTIONS.assumed_gpus_per_node} GPUs per node, "
             f"{DEFAULT_ASSUMPTIONS.assumed_intra_busbw_gb_per_s:g} GB/s PCIe inside the node, "
-            f"{DEFAULT_ASSUMPTIONS.assumed_inter_link_gbps_per_gpu:g} Gb/s per GPU between nodes) and flag them.")
+            f"{DEFAULT_ASSUMPTIONS.assumed_inter_link_gbit_per_s_per_gpu:g} Gbit/s per GPU between nodes) and flag them.")
         if mode == "training":
             _training_fields(st.session_state["_wl_preset"])
         else:
@@ -293,8 +364,8 @@ def _defaults_used(frame: pd.DataFrame, o: OfferArrays, assumed: np.ndarray, nee
     parts = [
         (np.isnan(o.gpus_per_node) & multi_gpu, f"GPUs per node = {a.assumed_gpus_per_node}"),
         (np.isnan(o.intra_bandwidth_gb_per_s) & need_intra, f"intra-node {a.assumed_intra_busbw_gb_per_s:g} GB/s (PCIe)"),
-        (((o.inter_node_kind == InterNodeKind.UNKNOWN) | np.isnan(o.inter_bandwidth_gbps_per_gpu)) & need_inter,
-         f"inter-node {a.assumed_inter_link_gbps_per_gpu:g} Gb/s per GPU"),
+        (((o.inter_node_kind == InterNodeKind.UNKNOWN) | np.isnan(o.inter_bandwidth_gbit_per_s_per_gpu)) & need_inter,
+         f"inter-node {a.assumed_inter_link_gbit_per_s_per_gpu:g} Gbit/s per GPU"),
     ]
     return ["; ".join(text for mask, text in parts if mask[i]) if assumed[i] else "" for i in range(len(frame))]
 
@@ -304,7 +375,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
     s = WorkloadSection.model_validate_json(section_json)
     frame = _frame.reset_index(drop=True)
     o = _arrays(frame, s.price_type)
-    a = DEFAULT_ASSUMPTIONS
+    a = assumptions_for(s)
     out = pd.DataFrame({
         "offer_id": frame["offer_id"], "label": offer_label(frame).to_numpy(), "provider_name": frame["provider_name"],
         "gpu": frame["gpu_spec_id"].fillna(frame["gpu_model"]), "form_factor": frame["form_factor"].fillna("not stated"),
@@ -312,21 +383,30 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
     })
     if s.mode == "training":
         job = s.training
-        r = price_training(job, o, missing_fabric=s.missing_fabric)
+        r = price_training(job, o, a, missing_fabric=s.missing_fabric)
         gpn = np.where(np.isnan(o.gpus_per_node), a.assumed_gpus_per_node, o.gpus_per_node)
         need_inter = (r.n_nodes > 1) & (o.inter_node_kind != InterNodeKind.NONE)
         defaults = _defaults_used(frame, o, r.assumed_default, np.minimum(gpn, job.n_gpus) > 1, need_inter,
                                   np.full(len(frame), job.n_gpus > 1))
         out = out.assign(
             cost_eur=r.cost_eur, time_hours=r.time_hours, n_nodes=r.n_nodes, step_time_s=r.step_time_s,
-            compute_time_per_step_s=r.compute_time_per_step_s,
+            compute_time_per_step_s=r.compute_time_per_step_s, bubble_time_per_step_s=r.bubble_time_per_step_s,
             communication_time_per_step_s=r.communication_time_per_step_s,
-            mfu_fraction=np.where(r.uses_fp8, a.mfu_fp8_fraction, a.mfu_bf16_fraction),
+            exposed_tp_s=r.exposed_tp_s, exposed_cp_s=r.exposed_cp_s, exposed_pp_s=r.exposed_pp_s,
+            exposed_dp_s=r.exposed_dp_s, layout=layout_text(r), micro_batches=r.micro_batches,
+            full_recompute=r.full_recompute,
+            efficiency_pct=r.scaling_efficiency_fraction * 100.0, goodput_pct=r.goodput_fraction * 100.0,
+            mfu_pct=r.mfu_fraction * 100.0, hfu_pct=r.hfu_fraction * 100.0, mtbf_hours=r.mtbf_hours,
+            checkpoint_interval_s=r.checkpoint_interval_s,
+            loss_compute=r.loss_compute_fraction, loss_bubble=r.loss_bubble_fraction,
+            loss_communication=r.loss_communication_fraction, loss_failures=r.loss_failures_fraction,
+            energy_j_per_token=r.energy_j_per_token, gpu_only_energy_kwh=r.gpu_only_energy_kwh,
+            utilisation_fraction=np.where(r.uses_fp8, a.mfu_fp8_fraction, a.mfu_bf16_fraction),
         )
         sort_by, ascending = ["cost_eur"], [True]
     else:
         svc = s.inference
-        r = price_inference(svc, o, missing_fabric=s.missing_fabric)
+        r = price_inference(svc, o, a, missing_fabric=s.missing_fabric)
         tp = r.tensor_parallel_degree
         replicas = np.ceil(s.tokens_per_day / (86400.0 * svc.target_utilisation_fraction * r.tokens_per_s_per_gpu * tp))
         defaults = _defaults_used(frame, o, r.assumed_default, tp > 1, np.zeros(len(frame), bool), tp > 1)
@@ -349,12 +429,34 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
     out = out.sort_values(["is_ranked", *sort_by, "offer_id"], ascending=[False, *ascending, True], kind="stable")
     rows = [*r.assumptions,
             ("price_type", s.price_type, "-", "Workload page: current catalog price of this type per offer"),
+            ("power_per_h100_at_the_wall", float(power.facility_power_kw_per_gpu(700.0, 1.0, a.power_model())), "kW",
+             "engine.power: 700 W TDP + server non-GPU share, x PUE (the same model as the TCO page)"),
             ("grid_intensity_g_per_kwh", "by data-centre country", "gCO2e/kWh", GRID_INTENSITY_SOURCE)]
     if s.mode == "inference":
         rows += [("tokens_per_day", s.tokens_per_day, "-", "Workload page (user input): GPUs = whole replicas"),
                  ("latency_target_s", s.latency_target_s, "s", "Workload page (user input)")]
     assumptions = pd.DataFrame([(n, _fmt(v), u, src) for n, v, u, src in rows], columns=["name", "value", "unit", "source"])
     return Priced(s.mode, out.reset_index(drop=True), assumptions)
+
+
+def assumptions_for(section: WorkloadSection) -> EngineAssumptions:
+    """The engine defaults with the page's reliability and power inputs."""
+    return DEFAULT_ASSUMPTIONS.model_copy(update={
+        "failures_per_gpu_hour": section.failures_per_million_gpu_hours / 1e6, "restart_s": section.restart_s,
+        "pue_ratio": section.pue_ratio})
+
+
+def layout_text(r) -> np.ndarray:
+    """'TP 8 · PP 4 · DP 2' (CP shown when > 1) per offer, '' where excluded."""
+    out = []
+    for tp, cp, pp, dp, full in zip(r.tensor_parallel_degree, r.context_parallel_degree, r.pipeline_parallel_degree,
+                                    r.data_parallel_degree, r.full_recompute, strict=True):
+        if np.isnan(tp):
+            out.append("")
+            continue
+        parts = [f"TP {tp:.0f}"] + ([f"CP {cp:.0f}"] if cp > 1 else []) + [f"PP {pp:.0f}", f"DP {dp:.0f}"]
+        out.append(" · ".join(parts) + (" · full recompute" if full else ""))
+    return np.array(out, dtype=object)
 
 
 def _fmt(value: object) -> str:
@@ -379,7 +481,8 @@ def _sweep(_frame: pd.DataFrame, catalog_key: tuple, section_json: str, offer_id
     o = _arrays(frame, s.price_type)
     rows = []
     for b in BATCH_SIZES:  # one offer, ten batch sizes: the engine takes one service per call
-        r = price_inference(s.inference.model_copy(update={"batch_size": b}), o, missing_fabric=s.missing_fabric)
+        r = price_inference(s.inference.model_copy(update={"batch_size": b}), o, assumptions_for(s),
+                            missing_fabric=s.missing_fabric)
         rows.append((b, r.tokens_per_s_per_gpu[0], r.request_latency_s[0], r.cost_eur_per_million_tokens[0],
                      r.tensor_parallel_degree[0], r.exclusion_text()[0]))
     return pd.DataFrame(rows, columns=["batch_size", "tokens_per_s_per_gpu", "request_latency_s",
@@ -459,15 +562,27 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
 
 
 def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
-    a = DEFAULT_ASSUMPTIONS
-    lines = ([f"MFU {a.mfu_bf16_fraction:.0%} of the BF16 peak, {a.mfu_fp8_fraction:.0%} of the FP8 peak",
-              f"gradient all-reduce hidden behind the backward pass up to {a.overlap_fraction:.0%}",
-              f"full-bisection fabric ({a.oversubscription_ratio:g}:1), NIC efficiency {a.nic_efficiency_fraction:.0%}"]
+    a = assumptions_for(section)
+    wall_kw = float(power.facility_power_kw_per_gpu(700.0, 1.0, a.power_model()))
+    t = section.training
+    layout = ("per offer, the smallest TP x PP that fits its memory" if t.tensor_parallel_degree is None else
+              f"TP {t.tensor_parallel_degree} · CP {t.context_parallel_degree} · PP {t.pipeline_parallel_degree} · "
+              f"DP {t.fixed_data_parallel_degree}")
+    lines = ([f"layout: {layout}; {t.virtual_pipeline_stages} interleaved stage(s) per GPU",
+              f"while computing, {a.mfu_bf16_fraction:.0%} of the BF16 peak ({a.mfu_fp8_fraction:.0%} of FP8); "
+              "bubbles and exposed communication on top",
+              f"DP gradient reduction hidden up to {a.overlap_fraction:.0%}, only behind the last micro-batch; "
+              f"TP {'overlap ' + format(a.tp_overlap_fraction, '.0%') if t.is_tp_comm_overlapped else 'not overlapped'}",
+              f"{section.failures_per_million_gpu_hours:g} failures per million GPU-hours, {section.restart_s / 60:g} min "
+              "restarts, Daly-optimal checkpoints"]
              if section.mode == "training" else
-             [f"compute at {a.inference_mfu_fraction:.0%} of peak, memory bandwidth at {a.inference_mbu_fraction:.0%}",
-              f"{a.inference_memory_usable_fraction:.0%} of GPU memory usable; tensor parallel up to {a.max_tensor_parallel_degree} GPUs",
+             [f"compute at {a.inference_mfu_fraction:.0%} of peak, memory bandwidth at {a.inference_mbu_fraction:.0%} "
+              f"(16-bit weights) / {a.inference_mbu_fp8_fraction:.0%} (8-bit)",
+              f"{a.inference_memory_usable_fraction:.0%} of GPU memory for weights + KV cache; tensor parallel up to "
+              f"{a.max_tensor_parallel_degree} GPUs; continuous batching",
               f"GPUs busy {section.inference.target_utilisation_fraction:.0%} of paid time"])
-    lines += [f"PUE {a.pue_ratio:g}, GPUs drawing their TDP; grid intensity by country (2021)",
+    lines += [f"all-in power: GPU TDP + {a.server_non_gpu_fraction_of_tdp:.0%} server share, x PUE {a.pue_ratio:g} "
+              f"(an H100: {wall_kw:.2f} kW at the wall); grid intensity by country (2021)",
               f"missing fabric data: **{POLICY_LABEL[section.missing_fabric].lower()}**",
               f"{section.price_type} prices, {display.currency} at {display.usd_per_eur:.4f} USD/EUR"]
     return "**Assumptions**\n" + "\n".join(f"- {line}" for line in lines)
@@ -504,12 +619,20 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
             "cost_eur": st.column_config.NumberColumn("Cost per job", format=f"{sym}%,d", help="GPU-hours x price per GPU-hour"),
             "time": st.column_config.NumberColumn(f"Time ({unit})", format="%.1f", help="Wall-clock time of the job"),
             "gpu_hours": st.column_config.NumberColumn("GPU-hours", format="%,d"),
-            "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,d", help="GPUs at TDP x PUE"),
+            "layout": st.column_config.TextColumn("Layout", help="Tensor x context x pipeline x data parallel degrees "
+                                                  "(auto: the smallest that fits this GPU's memory)"),
+            "efficiency_pct": st.column_config.NumberColumn(
+                "Scaling eff.", format="%.0f%%", help="Share of a step spent computing: the rest is pipeline bubble "
+                "and communication that could not be hidden"),
+            "goodput_pct": st.column_config.NumberColumn(
+                "Goodput", format="%.1f%%", help="Share of wall-clock time that advances training: failures, "
+                "checkpoints and restarts take the rest (Young/Daly)"),
+            "mfu_pct": st.column_config.NumberColumn("MFU", format="%.0f%%",
+                                                     help="Model FLOPs / (peak x step time), failures excluded"),
+            "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,d",
+                                                        help="All-in: GPU at load + server's non-GPU share, x PUE"),
             "emissions_kg": st.column_config.NumberColumn("Emissions (kg CO2e)", format="%,d",
                                                           help=f"Empty: {EMISSIONS_NOT_COMPUTED} (data-centre country not stated)"),
-            "communication_share_pct": st.column_config.NumberColumn(
-                "Comm. share", format="%.1f%%", help="Share of each optimizer step the gradient all-reduce is running "
-                "(most of it hidden behind the backward pass)"),
             "uses_fp8": st.column_config.CheckboxColumn("FP8", help="Trained at the FP8 peak (FP8-ready and the GPU has one)"),
         }
     else:
@@ -523,7 +646,8 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
             "tokens_per_s_per_gpu": st.column_config.NumberColumn("Tokens/s per GPU", format="%,d"),
             "tensor_parallel_degree": st.column_config.NumberColumn("GPUs per replica", format="%d"),
             "gpu_hours": st.column_config.NumberColumn("GPU-h per M tokens", format="%.2f"),
-            "energy_kwh": st.column_config.NumberColumn("kWh per M tokens", format="%.2f"),
+            "energy_kwh": st.column_config.NumberColumn("kWh per M tokens", format="%.2f",
+                                                        help="All-in: GPU + server's non-GPU share, x PUE"),
             "emissions_kg": st.column_config.NumberColumn("kg CO2e per M tokens", format="%.2f",
                                                           help=f"Empty: {EMISSIONS_NOT_COMPUTED}"),
         }
@@ -576,13 +700,15 @@ def axis_titles(priced: Priced, display: DisplaySettings) -> tuple[str, str]:
 
 
 def breakdown_frame(row: pd.Series, display: DisplaySettings) -> pd.DataFrame:
-    """Where the time (and so the money) of one training step goes on the selected offer."""
-    step, comp = row["step_time_s"], row["compute_time_per_step_s"]
-    mfu = row["mfu_fraction"]
+    """Where the wall-clock time (and so the money) of the job goes on the selected offer: computing, pipeline
+    bubble, communication that could not be hidden, and time lost to failures (the four shares sum to 1)."""
+    u = row["utilisation_fraction"]
     shares = [
-        ("Compute", "Compute: model FLOPs at the GPU's peak speed", mfu * comp / step),
-        ("Below peak", f"Below peak (1 - MFU {mfu:.0%}): memory stalls, pipeline bubbles, idle", (1.0 - mfu) * comp / step),
-        ("Exposed comm.", "Communication not hidden by the backward pass", (step - comp) / step),
+        ("Compute", f"Computing (at {u:.0%} of the peak while computing)", row["loss_compute"]),
+        ("Pipeline bubble", "Pipeline stages idle while the pipeline fills and drains", row["loss_bubble"]),
+        ("Exposed comm.", "Tensor/context/pipeline/data-parallel communication not hidden by compute",
+         row["loss_communication"]),
+        ("Failures", "Lost to failures: redone work, checkpoints and restarts", row["loss_failures"]),
     ]
     cost = float(eur_columns_to_display(pd.DataFrame({"c": [row["cost_eur"]]}), ["c"], display)["c"].iloc[0])
     return pd.DataFrame([(short, name, share, share * cost) for short, name, share in shares],
@@ -590,14 +716,19 @@ def breakdown_frame(row: pd.Series, display: DisplaySettings) -> pd.DataFrame:
 
 
 def breakdown_caption(row: pd.Series) -> str:
-    comm, step, comp = row["communication_time_per_step_s"], row["step_time_s"], row["compute_time_per_step_s"]
-    hidden = comm - (step - comp)
+    step, comp = row["step_time_s"], row["compute_time_per_step_s"]
+    exposed = {k: row[f"exposed_{k}_s"] for k in ("tp", "cp", "pp", "dp")}
+    parts = ", ".join(f"{k.upper()} {v:.2f} s" for k, v in exposed.items() if v > 0.005) or "none"
     nodes = f"{row['n_nodes']:.0f} node{'s' if row['n_nodes'] > 1 else ''}"
-    return (f"One optimizer step: {step:.2f} s = {comp:.2f} s compute + {step - comp:.2f} s exposed communication. "
-            f"The gradient all-reduce takes {comm:.2f} s per step across {nodes}; {hidden:.2f} s of it runs under the "
-            "backward pass. *Below peak* is the share of compute time the GPU is not doing model FLOPs (1 - MFU). "
-            "Failures and restarts are not modelled separately: the MFU comes from published end-to-end runs, so the "
-            "time those runs lost is inside it.")
+    recompute = " with full activation recomputation" if row["full_recompute"] else ""
+    return (f"Layout {row['layout'] or 'n/a'} on {nodes}{recompute}, {row['micro_batches']:.0f} micro-batches per step. "
+            f"One optimizer step: {step:.2f} s = {comp:.2f} s compute + {row['bubble_time_per_step_s']:.2f} s pipeline "
+            f"bubble + exposed communication ({parts}). Scaling efficiency {row['efficiency_pct']:.0f}%, MFU "
+            f"{row['mfu_pct']:.0f}% (HFU {row['hfu_pct']:.0f}%). " + (
+                f"The job fails every {row['mtbf_hours']:.1f} h on average; with checkpoints every "
+                f"{row['checkpoint_interval_s'] / 60:.0f} min the goodput is {row['goodput_pct']:.1f}%. "
+                if np.isfinite(row["mtbf_hours"]) else "No failures modelled (rate 0): goodput 100%. ")
+            + f"Energy {row['energy_j_per_token']:.2f} J per trained token, all-in.")
 
 
 def headline_metrics(priced: Priced, section: WorkloadSection, display: DisplaySettings) -> list[tuple[str, str, str]]:

@@ -37,6 +37,12 @@ def test_workload_page_ranks_offers_on_first_load(at):
     verdict = next(m.value for m in at.markdown if m.value.startswith("**Cheapest:**"))
     assert "per job" in verdict and "left out" in verdict
     assert len(at.get("plotly_chart")) == 2  # scatter and breakdown
+    # issue #17: layout, scaling efficiency and goodput per offer; all-in power stated
+    assert table["layout"].str.startswith("TP ").all()
+    assert ((table["efficiency_pct"] > 0) & (table["efficiency_pct"] <= 100)).all()
+    assert ((table["goodput_pct"] > 0) & (table["goodput_pct"] <= 100)).all()
+    assert any("all-in power" in m.value and "kW at the wall" in m.value for m in at.markdown)
+    assert any("pipeline bubble" in c.value and "goodput" in c.value for c in at.caption)
 
 
 def test_fp8_ready_changes_h100_costs_and_not_a100_costs(at):
@@ -54,9 +60,10 @@ def test_fp8_ready_changes_h100_costs_and_not_a100_costs(at):
 
 
 def test_invalid_input_shows_a_message_not_a_traceback(at):
+    at.segmented_control(key="_wl_t_layout").set_value("manual").run()
     at.number_input(key="_wl_t_tp").set_value(3).run()  # 64 GPUs are not a multiple of 3
     assert not at.exception
-    assert any("multiple of the **tensor-parallel degree**" in e.value for e in at.error)
+    assert any("**GPUs** must be a multiple of the **tensor-parallel" in e.value for e in at.error)
     assert not at.dataframe  # nothing priced from an invalid input
     at.number_input(key="_wl_t_tp").set_value(8)
     at.number_input(key="_wl_t_tokens_b").set_value(2e7).run()  # 2e16 tokens > 1e16
@@ -146,3 +153,29 @@ def test_one_and_three_year_commitment_prices_rank_only_offers_with_that_term(at
         both = table.index.intersection(on_demand.index)
         assert len(both) and (table.loc[both, "cost_eur"] < on_demand.loc[both, "cost_eur"]).all()
     assert at.session_state["scenario"].workload.price_type == "reserved-3y"
+
+
+def test_manual_layout_applies_to_every_offer_and_changes_the_scaling_loss(at):
+    auto = ranking(at)
+    at.segmented_control(key="_wl_t_layout").set_value("manual").run()
+    at.number_input(key="_wl_t_tp").set_value(8)
+    at.number_input(key="_wl_t_pp").set_value(4).run()
+    assert not at.exception and not at.error
+    manual = ranking(at)
+    assert (manual["layout"].str.startswith("TP 8 · PP 4 · DP 2")).all()
+    both = manual.index.intersection(auto.index)
+    assert len(both) >= 5 and not np.allclose(manual.loc[both, "time"], auto.loc[both, "time"])
+    assert at.session_state["scenario"].workload.training.pipeline_parallel_degree == 4
+
+
+def test_failure_rate_and_pue_inputs_move_goodput_and_energy(at):
+    before = ranking(at)
+    at.number_input(key="_wl_t_fail").set_value(500.0).run()
+    at.number_input(key="_wl_pue").set_value(1.1).run()
+    assert not at.exception and not at.error
+    after = ranking(at).loc[before.index]
+    assert (after["goodput_pct"] < before["goodput_pct"]).all()
+    assert (after["time"] > before["time"]).all()
+    # energy per GPU-hour falls with the PUE (1.1 / 1.56) even though the job takes longer
+    ratio = (after["energy_kwh"] / after["gpu_hours"]) / (before["energy_kwh"] / before["gpu_hours"])
+    np.testing.assert_allclose(ratio, 1.1 / 1.56, rtol=1e-9)

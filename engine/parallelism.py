@@ -1,0 +1,213 @@
+"""4-D parallelism of a training job: layout, pipeline bubble, memory per GPU and bytes each collective moves.
+
+A job on ``n`` GPUs is split into tensor (TP), context (CP), pipeline (PP) and data (DP) parallel groups with
+``TP x CP x PP x DP = n`` (Narayanan et al. 2021 [1]; Llama 3 [4]). Rank order follows Megatron-LM: TP innermost
+(inside one node), then CP, then DP, PP outermost — so TP traffic stays on NVLink, DP groups take one rank per TP
+slot of every node, and adjacent pipeline stages sit on different nodes once a node is full.
+
+Formulas (docs/domain-model.md section 11.1), all vectorised over offers:
+
+* **Micro-batches** per pipeline and step ``m = B_seq / (DP b)`` for ``B_seq`` sequences per step and micro-batch
+  size ``b`` [1].
+* **Bubble**: with 1F1B and ``v`` interleaved virtual stages per GPU the idle share of a step is
+  ``(p-1) / (v m + p - 1)`` (bubble time ``(p-1)/(v m)`` of the compute time [1] §2.2).
+* **Memory per GPU**: training state ``16 N / (TP PP)`` bytes (weights, gradients, AdamW moments: Transformer Math
+  101 [3]), divided further by ``DP CP`` when sharded (ZeRO-3/FSDP); activations of 1F1B hold one micro-batch per
+  stage in flight on the first stage, i.e. all ``L`` layers' worth: ``c s b h L / (TP CP)`` bytes with
+  ``c = 34`` (selective recomputation with sequence parallelism) or ``c = 2`` (full recomputation: only each
+  layer's input is kept) — Korthikanti et al. [2] Table 2 (flash attention removes the ``5as/h`` term).
+* **Communication volume per GPU and step** (bytes each rank sends; times in :mod:`engine.network`):
+
+  - TP (sequence parallel): per layer and micro-batch 2 all-gathers + 2 reduce-scatters forward and the same
+    backward, each of ``s b h`` activations: 4 all-reduce equivalents of ``(s/CP) b h x bytes`` [2];
+    full recomputation repeats the forward ones (x 1.5);
+  - CP (all-gather of K and V forward, reduce-scatter of their gradients backward, Llama 3 [4] s3.3.2):
+    ``2 (s/CP) b kv_dim x bytes`` per layer each way;
+  - PP: activations ``(s/CP) b h x bytes / TP`` per micro-batch, forward and backward, ``v`` times (the
+    scatter/gather optimisation of [1] §4.1 splits the tensor over the TP ranks);
+  - DP: the gradients of the parameters one GPU holds, ``N / (TP PP) x grad_bytes``, all-reduced (or
+    reduce-scattered + all-gathered, the same volume) over the ``DP x CP`` ranks of its group [1], [4].
+
+References
+----------
+.. [1] D. Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
+   SC'21, arXiv:2104.04473 (PTD-P, 1F1B interleaved bubble, scatter/gather, DP volume).
+.. [2] V. Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models", arXiv:2205.05198
+   (activation memory per layer, sequence parallelism, selective recomputation, HFU vs MFU).
+.. [3] EleutherAI, "Transformer Math 101", https://blog.eleuther.ai/transformer-math/ (16 B/param training state).
+.. [4] Llama Team, "The Llama 3 Herd of Models", arXiv:2407.21783 s3.3.2 (4-D parallelism, CP all-gather).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+RecomputeMode = Literal["auto", "none", "selective", "full"]
+RECOMPUTE_MODES: tuple[str, ...] = ("auto", "none", "selective", "full")
+
+#: Activation bytes per layer per (token x hidden unit), divided by TP x CP: 34 with sequence parallelism and
+#: selective recomputation (flash attention removes the 5as/h term), 2 with full recomputation (Korthikanti et al.
+#: arXiv 2205.05198 Table 2).
+ACTIVATION_BYTES_SELECTIVE = 34.0
+ACTIVATION_BYTES_FULL = 2.0
+
+#: TP and PP degrees tried by :func:`choose_layout` when the job leaves them open.
+_TP_CHOICES = (1, 2, 4, 8)
+_PP_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+def micro_batches(global_batch_sequences: npt.ArrayLike, dp: npt.ArrayLike, micro_batch_sequences: float = 1.0
+                  ) -> np.ndarray:
+    """Micro-batches each pipeline runs per optimizer step, ``B_seq / (DP b)`` [-].
+
+    Examples
+    --------
+    >>> float(micro_batches(2048, 128))  # Llama 3 405B on 16,384 GPUs: 16M tokens / 8192 = 2048 sequences
+    16.0
+    """
+    return np.asarray(global_batch_sequences, dtype=float) / (np.asarray(dp, dtype=float) * micro_batch_sequences)
+
+
+def pipeline_bubble_fraction(pp: npt.ArrayLike, micro_batches_per_step: npt.ArrayLike,
+                             virtual_stages: npt.ArrayLike = 1.0) -> np.ndarray:
+    """Idle share of a step in a 1F1B pipeline, ``(p-1) / (v m + p - 1)`` [-] (Narayanan et al. s2.2).
+
+    Examples
+    --------
+    >>> float(pipeline_bubble_fraction(8, 8))  # 7 / 15
+    0.4666666666666667
+    >>> round(float(pipeline_bubble_fraction(8, 8, 12)), 4)  # interleaved, v = 12
+    0.068
+    >>> float(pipeline_bubble_fraction(1, 4))  # no pipeline, no bubble
+    0.0
+    """
+    p = np.asarray(pp, dtype=float)
+    vm = np.asarray(virtual_stages, dtype=float) * np.asarray(micro_batches_per_step, dtype=float)
+    return (p - 1.0) / (vm + p - 1.0)
+
+
+def activation_factor(mode: str) -> float:
+    """Bytes per layer per token per hidden unit (x 1/(TP CP)) kept for the backward pass under ``mode``."""
+    return ACTIVATION_BYTES_FULL if mode == "full" else ACTIVATION_BYTES_SELECTIVE
+
+
+def memory_per_gpu_bytes(
+    n_params: float, state_bytes_per_param: float, is_state_sharded: bool, tp: npt.ArrayLike, pp: npt.ArrayLike,
+    cp: npt.ArrayLike, dp: npt.ArrayLike, seq_tokens: float, micro_batch_sequences: float, d_model: float,
+    n_layers: float, activation_bytes: float,
+) -> np.ndarray:
+    """Training state + activations held by one GPU [B] (module docstring).
+
+    Examples
+    --------
+    Llama 3 405B, TP 8, PP 16, DP 128, sharded, 8K sequence, selective recomputation: 0.8 GB state + 72 GB
+    activations.
+
+    >>> round(float(memory_per_gpu_bytes(405e9, 16, True, 8, 16, 1, 128, 8192, 1, 16384, 126, 34)) / 1e9, 1)
+    72.3
+    """
+    tp, pp, cp, dp = (np.asarray(x, dtype=float) for x in (tp, pp, cp, dp))
+    shard = tp * pp * (dp * cp if is_state_sharded else 1.0)
+    state = state_bytes_per_param * n_params / shard
+    act = activation_bytes * seq_tokens * micro_batch_sequences * d_model * n_layers / (tp * cp)
+    return state + act
+
+
+def layout_candidates(n_gpus: int, cp: int = 1, tp: int | None = None, pp: int | None = None,
+                      dp: int | None = None) -> list[tuple[int, int]]:
+    """(TP, PP) pairs to try, smallest TP x PP first and TP before PP, honouring the degrees the job fixes.
+
+    Examples
+    --------
+    >>> layout_candidates(64)[:5]
+    [(1, 1), (2, 1), (1, 2), (4, 1), (2, 2)]
+    >>> layout_candidates(64, tp=8, dp=2)
+    [(8, 4)]
+    """
+    ts = [tp] if tp is not None else list(_TP_CHOICES)
+    out = []
+    for t in ts:
+        if dp is not None:
+            if n_gpus % (t * cp * dp):
+                continue
+            ps = [n_gpus // (t * cp * dp)]
+        else:
+            ps = [pp] if pp is not None else list(_PP_CHOICES)
+        out += [(t, p) for p in ps if p >= 1 and n_gpus % (t * p * cp) == 0]
+    return sorted(set(out), key=lambda x: (x[0] * x[1], -x[0]))
+
+
+def choose_layout(
+    n_gpus: int, memory_bytes: float, gpus_per_node: float, n_params: float, state_bytes_per_param: float,
+    is_state_sharded: bool, seq_tokens: float, micro_batch_sequences: float, d_model: float, n_layers: float,
+    global_batch_sequences: float, cp: int = 1, tp: int | None = None, pp: int | None = None, dp: int | None = None,
+    recompute: str = "auto",
+) -> tuple[int, int, bool] | None:
+    """(TP, PP, full recomputation) of the smallest layout that fits one GPU's memory, or None.
+
+    The rule of Narayanan et al. (Takeaways #1-#2): the smallest model-parallel size that fits, tensor parallelism
+    up to the GPUs of one node, pipeline parallelism across nodes, data parallelism for the rest. A candidate must
+    divide the GPUs, leave every data-parallel replica a micro-batch and keep TP within the node (``gpus_per_node``
+    NaN or negative = not known: not checked here, the caller excludes or assumes). With ``recompute="auto"`` a
+    layout that fits with selective recomputation wins; otherwise the smallest that fits with full recomputation.
+
+    Examples
+    --------
+    70B on 64 H100-80GB (8 per node), state sharded, 4K sequences, 512 sequences per step: TP 2 is the smallest
+    model-parallel size whose activations fit (17.5 GB state + 46 GB activations); 40 GB needs TP 8.
+
+    >>> choose_layout(64, 80e9, 8, 70e9, 16, True, 4096, 1, 8192, 80, 512)
+    (2, 1, False)
+    >>> choose_layout(64, 40e9, 8, 70e9, 16, True, 4096, 1, 8192, 80, 512)
+    (8, 1, False)
+    >>> choose_layout(64, 10e9, 8, 70e9, 16, True, 4096, 1, 8192, 80, 512) is None  # does not fit anywhere
+    True
+    """
+    modes = {"auto": ("selective", "full"), "none": ("selective",), "selective": ("selective",), "full": ("full",)}
+    candidates = layout_candidates(n_gpus, cp, tp, pp, dp)
+    for mode in modes[recompute]:
+        factor = activation_factor(mode)
+        for t, p in candidates:
+            d = n_gpus // (t * p * cp)
+            if global_batch_sequences < d * micro_batch_sequences or p > n_layers:
+                continue
+            if gpus_per_node > 0 and t > gpus_per_node:
+                continue
+            need = float(memory_per_gpu_bytes(n_params, state_bytes_per_param, is_state_sharded, t, p, cp, d,
+                                              seq_tokens, micro_batch_sequences, d_model, n_layers, factor))
+            if need <= memory_bytes:
+                return t, p, mode == "full"
+    return None
+
+
+def recompute_flop_factor(mode_full: npt.ArrayLike, seq_tokens: float, d_model: float, n_params: float,
+                          n_layers: float) -> np.ndarray:
+    """Hardware FLOPs / model FLOPs of a training step (HFU / MFU) [-].
+
+    Model FLOPs per token ``3 f`` with the forward ``f = 2N + 2 L h s`` (causal attention); full recomputation runs
+    the forward again (``+f``), selective recomputation re-runs the attention part (``+2 L h s``) [2].
+
+    Examples
+    --------
+    >>> round(float(recompute_flop_factor(True, 2048, 12288, 175e9, 96)), 4)  # full: ~4/3
+    1.3333
+    """
+    attn = 2.0 * n_layers * d_model * seq_tokens
+    fwd = 2.0 * n_params + attn
+    full = np.asarray(mode_full, dtype=bool)
+    return (3.0 * fwd + np.where(full, fwd, attn)) / (3.0 * fwd)
+
+
+def model_flop_per_token(n_params: float, seq_tokens: float, d_model: float, n_layers: float) -> float:
+    """Model FLOPs per trained token, ``6N + 6 L h s`` (forward + backward, causal attention; PaLM App. B counts
+    ``12 L h s`` for non-causal attention) [FLOP/token].
+
+    Examples
+    --------
+    >>> model_flop_per_token(8e9, 8192, 4096, 32) / 6e9 / 8  # attention adds ~13 % at 8K for an 8B model
+    1.134217728
+    """
+    return 6.0 * n_params + 6.0 * n_layers * d_model * seq_tokens
