@@ -105,6 +105,22 @@ class PowerModel(BaseModel):
 DEFAULT_POWER_MODEL = PowerModel()
 
 
+def load_scaled_power_kw(
+    full_load_power_kw: npt.ArrayLike, load_fraction: npt.ArrayLike, idle_power_fraction: npt.ArrayLike
+) -> np.ndarray:
+    """Power between idle and full load, linear in the load: ``P (φ + (1 − φ) u)`` [kW].
+
+    The one load rule of the model, shared by :func:`it_power_kw_per_gpu` and the TCO engine's owned power.
+
+    Examples
+    --------
+    >>> round(float(load_scaled_power_kw(1.0, 0.5, 0.3)), 4)
+    0.65
+    """
+    phi = np.asarray(idle_power_fraction, dtype=float)
+    return np.asarray(full_load_power_kw, dtype=float) * (phi + (1.0 - phi) * np.asarray(load_fraction, dtype=float))
+
+
 def it_power_kw_per_gpu(
     tdp_watts: npt.ArrayLike,
     load_fraction: npt.ArrayLike = 1.0,
@@ -134,8 +150,7 @@ def it_power_kw_per_gpu(
     tdp = np.asarray(tdp_watts, dtype=float)
     u = np.asarray(load_fraction, dtype=float)
     full = tdp * ((model.gpu_power_fraction_of_tdp + model.server_non_gpu_fraction_of_tdp) / 1000.0)
-    phi = model.idle_power_fraction
-    return full * (phi + (1.0 - phi) * u)
+    return load_scaled_power_kw(full, u, model.idle_power_fraction)
 
 
 def facility_power_kw_per_gpu(

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from engine.power import it_power_kw_per_gpu
 from engine.tco import (
     Pair,
     TcoInputs,
@@ -28,10 +29,6 @@ from engine.tco import (
 from ui.format import money
 from ui.scenario import DisplaySettings, TcoSection, get_scenario, update_scenario
 
-#: Chip-to-server power ratio for an H100 node: (10.2 kW / 8) / 0.7 kW = 1.82, Epoch AI
-#: training-cost-trends energy.py (docs/domain-model.md section 4). Used to turn a GPU's TDP into power per
-#: GPU at the wall, including its share of CPUs, NICs and fans.
-SERVER_POWER_PER_TDP = 1.82
 OPTION_NAMES = {"on_demand": "renting on demand", "reserved": "renting reserved", "owned": "owning"}
 
 # (field, label, step, format) per group; labels carry the unit. Inputs are in EUR (engine units).
@@ -141,8 +138,8 @@ def apply_gpu_preset(specs: pd.DataFrame) -> None:
     spec_id = st.session_state.get("tco_gpu_spec")
     if spec_id in set(specs.gpu_spec_id):
         tdp = specs.set_index("gpu_spec_id").loc[spec_id, "tdp_watts"]
-        if not pd.isna(tdp):
-            st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(tdp) / 1000 * SERVER_POWER_PER_TDP, 4)
+        if not pd.isna(tdp):  # the shared power model: TDP x (1 + the server's non-GPU share) at full load
+            st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(it_power_kw_per_gpu(float(tdp), 1.0)), 4)
 
 
 def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySettings,
@@ -163,7 +160,8 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
                  on_change=apply_on_demand_preset, args=(offers,))
     c2.selectbox("Set power from a GPU", specs.gpu_spec_id.tolist(), index=None, key="tco_gpu_spec",
                  placeholder="pick a GPU spec", on_change=apply_gpu_preset, args=(specs,),
-                 help=f"Power per GPU at the wall = TDP × {SERVER_POWER_PER_TDP} (Epoch AI chip-to-server ratio for H100).")
+                 help="Full-load IT power per GPU = TDP × (1 + 0.821 server share), the shared power model "
+                      "(DGX H100: 10.2 kW / 8 GPUs).")
     picked = offers.set_index("offer_id").loc[chosen] if chosen in set(offers.offer_id) else None
     if picked is not None and bool(picked.get("is_stale", False)):
         c1.warning(f"This offer's price was observed on {picked['as_of']}, more than 180 days ago (stale): check it "

@@ -29,7 +29,8 @@ How each option is charged over a horizon of :math:`H` months (:math:`h = 730` h
   then-current value :math:`K_e (1 - (1-\rho) a/M)` at the horizon end (age :math:`a` months); the cost of
   capital is charged each month at :math:`i_m = (1+i)^{1/12} - 1` on the capital still tied up (equipment
   value plus installation written off straight-line over the life); power, colocation, staff and
-  maintenance are paid every month.
+  maintenance are paid every month. Power follows the shared model of :mod:`engine.power` (full-load power per
+  GPU incl. its server share, linear between the idle fraction and full load, times PUE).
 
 With :math:`n_p = \lceil H/M \rceil` purchases and :math:`a = H - (n_p - 1) M` the net equipment cost is
 :math:`n_p (K_e + I) - (n_p - 1)\rho K_e - K_e (1 - (1-\rho) a/M) = (1-\rho) K_e H / M + n_p I`: straight-line
@@ -53,6 +54,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.power import load_scaled_power_kw
 from engine.tco.inputs import (
     HOURS_PER_MONTH,
     MONTHS_PER_YEAR,
@@ -184,7 +186,7 @@ def resale_value_fraction_at(
     --------
     >>> round(float(resale_value_fraction_at(36, 5.0, 0.2)), 4)  # 1 - 0.8 * 36/60
     0.52
-    >>> float(resale_value_fraction_at(60, 5.0, 0.2))
+    >>> round(float(resale_value_fraction_at(60, 5.0, 0.2)), 6)
     0.2
     """
     months = life_months(depreciation_years)
@@ -221,7 +223,7 @@ def _owned_layers(horizon: np.ndarray, u: np.ndarray, owned: Sequence[np.ndarray
         "hardware": purchases * (server + storage + install),
         "networking": purchases * network,
         "capital_cost": monthly_rate * (equipment * equipment_months + install * install_months),
-        "power_and_cooling": power_kw * pue * price_kwh * (idle + (1.0 - idle) * u) * hours_in_horizon,
+        "power_and_cooling": load_scaled_power_kw(power_kw, u, idle) * pue * price_kwh * hours_in_horizon,
         "facility": colo * power_kw * horizon,
         "staff": fte * labour * hours * horizon / (MONTHS_PER_YEAR * gpus),
         "maintenance": maintenance * equipment * horizon / MONTHS_PER_YEAR,
@@ -319,7 +321,7 @@ def horizon_cost_eur_per_gpu(option: Option | str, /, **params: npt.ArrayLike) -
     ...               staff_fte=0.0, horizon_months=24)
     >>> float(horizon_cost_eur_per_gpu("owned", **simple))
     17520.0
-    >>> float(horizon_cost_eur_per_gpu("on_demand", **dict(simple, utilisation_fraction=0.5)))  # 0.5 x 730 h x 24 x 4.32
+    >>> round(float(horizon_cost_eur_per_gpu("on_demand", **dict(simple, utilisation_fraction=0.5))), 2)  # 0.5 x 730 h x 24 x 4.32
     37843.2
     """
     option = Option(option)

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine import power
 from engine.money import DEFAULT_FX_AS_OF, DEFAULT_USD_PER_EUR
 
 #: Hours in a (non-leap) year [h/yr].
@@ -209,17 +210,19 @@ class TcoInputs(BaseModel):
     )
     # -- owning: running ------------------------------------------------------------------------------
     power_at_load_kw_per_gpu: float = _field(
-        DGX_H100_MAX_POWER_KW_PER_SERVER * _PER_GPU, ge=0, le=100, unit="kW/GPU",
-        description="Server IT power per GPU at full load; also the contracted colocation power.",
-        source=f"DGX H100 10.2 kW max / 8 GPUs = 1.275 kW ({_DGX_GUIDE}); SuperPOD guide: run at or near peak.",
+        round(float(power.it_power_kw_per_gpu(power.H100_SXM_TDP_WATTS, 1.0)), 4), ge=0, le=100, unit="kW/GPU",
+        description="Server IT power per GPU at full load (the GPU plus its share of the server); also the contracted "
+                    "colocation power.",
+        source=(f"shared power model (engine.power): H100 700 W x (1 + 0.821 server share) = 1.275 kW = DGX H100 "
+                f"10.2 kW max / 8 GPUs ({_DGX_GUIDE}); SuperPOD guide: run at or near peak."),
     )
     idle_power_fraction: float = _field(
-        0.30, ge=0, le=1, unit="-",
+        power.IDLE_POWER_FRACTION_ASSUMED, ge=0, le=1, unit="-",
         description="Server power when idle as a fraction of full-load power; power = P (idle + (1 - idle) u).",
-        source="assumption: 30 %, no published source found for an idle 8-GPU H100 server.",
+        source="assumption (engine.power): 30 %, no published source found for an idle 8-GPU H100 server.",
     )
     pue: float = _field(
-        1.56, ge=1, le=3, unit="-",
+        power.UPTIME_2024_AVERAGE_PUE, ge=1, le=3, unit="-",
         description="Power usage effectiveness (facility power / IT power, >= 1): cooling and losses.",
         source=(
             "Uptime Institute 2024 survey industry average 1.56 (intelligence.uptimeinstitute.com); "

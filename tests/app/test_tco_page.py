@@ -149,8 +149,8 @@ def test_offer_labels_show_gpus_per_node_and_region(tco):
 
 def test_a_gpu_spec_sets_power_from_its_tdp(tco):
     tco.selectbox(key="tco_gpu_spec").set_value("A100 SXM 80GB").run()
-    # A100 SXM TDP 400 W x 1.82 (Epoch chip-to-server ratio) = 0.728 kW per GPU at the wall
-    assert tco.number_input(key="_tco_power_at_load_kw_per_gpu").value == pytest.approx(0.728)
+    # A100 SXM TDP 400 W x (1 + 0.8214 server share, the shared power model) = 0.7286 kW per GPU
+    assert tco.number_input(key="_tco_power_at_load_kw_per_gpu").value == pytest.approx(0.7286)
 
 
 def test_a_higher_rental_price_lowers_the_break_even(tco):

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["engine.network", "engine.power", "engine.parallelism", "engine.goodput", "engine.serving",
-           "engine.workload"]
+           "engine.workload", "engine.tco.inputs", "engine.tco.horizon", "engine.tco.uncertainty"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -693,3 +693,16 @@ def test_kernels_accept_every_input_field_and_return_finite_owned_costs():
     assert cumulative_cost_eur("owned", **params).shape == (60,)
     assert np.all(np.isfinite(cumulative_cost_eur("owned", **params)))
     assert np.all(np.isnan(cumulative_cost_eur("reserved", **params)))
+
+
+def test_tco_and_workload_share_one_power_model():
+    """Issue #17 item 5: the owned electricity of the TCO engine is the shared power model's facility power."""
+    from engine import power
+
+    inputs = TcoInputs(horizon_months=12, utilisation_fraction=0.4)
+    assert inputs.power_at_load_kw_per_gpu == pytest.approx(float(power.it_power_kw_per_gpu(700.0, 1.0)), abs=1e-4)
+    assert inputs.pue == power.DEFAULT_POWER_MODEL.pue_ratio
+    assert inputs.idle_power_fraction == power.DEFAULT_POWER_MODEL.idle_power_fraction
+    layer = float(owned_breakdown_eur_per_gpu(**inputs.as_arrays())["power_and_cooling"])
+    expected_kwh = float(power.facility_power_kw_per_gpu(700.0, 0.4)) * HOURS_PER_MONTH * 12
+    assert layer == pytest.approx(expected_kwh * inputs.electricity_eur_per_kwh, rel=1e-4)
