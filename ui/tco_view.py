@@ -313,7 +313,7 @@ def resale_note(result: TcoResult) -> str:
     if inputs.horizon_months != life:
         text += (f" (the horizon differs from the {inputs.depreciation_years:g}-year depreciation life, so the resale value "
                  f"is read off a straight line from 100 % at purchase to {inputs.residual_value_fraction:.0%} at end of life)")
-    return text + ". Rule: straight-line to the residual value (IAS 16; the hyperscalers' filings use it for servers)."
+    return text + ". Rule: resale value follows a straight line to the end-of-life share (IAS 16 straight-line method)."
 
 
 def reserved_note(result: TcoResult, origin: str | None) -> str:

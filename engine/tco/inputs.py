@@ -66,11 +66,11 @@ _DGX_GUIDE = "https://docs.nvidia.com/dgx/dgxh100-user-guide/"
 _EUROSTAT_ELEC = "https://ec.europa.eu/eurostat/statistics-explained/index.php?title=Electricity_price_statistics"
 #: The residual-value rule (straight-line decline to the end-of-life resale value), stated to the user.
 RESIDUAL_VALUE_RULE = (
-    "Resale value falls in a straight line from the purchase price of the equipment (server, networking, "
-    "storage) to the end-of-life resale share at the end of the depreciation life, then the hardware is "
-    "replaced at the same price; installation has no resale value. Straight-line to a residual value is the "
-    "IAS 16 default depreciation method and the method the hyperscalers' filings state for servers "
-    "(docs/domain-model.md section 5)."
+    "Resale value is assumed to follow the book value: a straight line from the purchase price of the equipment "
+    "(server, networking, storage) to the end-of-life resale share at the end of the depreciation life, after which "
+    "the hardware is replaced at the same price; installation has no resale value. Straight-line to a residual "
+    "value is IAS 16's equal-consumption method and the method US filers state for computer equipment "
+    "(docs/domain-model.md section 5.1)."
 )
 
 
