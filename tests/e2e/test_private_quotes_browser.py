@@ -5,8 +5,9 @@ address. (The AppTest sweep in tests/security/test_private_quotes.py covers ever
 
 from __future__ import annotations
 
-import re
+import io
 import shutil
+import zipfile
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -80,11 +81,8 @@ def test_anonymous_visitor_after_an_editor_sees_no_private_quote(page: Page, bro
         for button in ("Download table (CSV)", "Download whole catalog (Excel)"):
             with visitor.expect_download(timeout=30_000) as download:
                 visitor.get_by_role("button", name=button).click()
-            data = open(download.value.path(), "rb").read()
+            data = download.value.path().read_bytes()
             if data[:2] == b"PK":
-                import io
-                import zipfile
-
                 with zipfile.ZipFile(io.BytesIO(data)) as z:
                     data = b"\n".join(z.read(n) for n in z.namelist())
             seen[button] = data.decode("utf-8", "replace")
