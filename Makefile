@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
-# Loopback by default: with no sign-in configured, editing is allowed only on loopback (README, Sign-in).
+# Loopback by default. Editing needs a sign-in (README, Sign-in) or, on your own machine, LOCAL_EDITING=1
+# (local mode: editing without sign-in, honoured only while the server listens on loopback).
 ADDRESS ?= 127.0.0.1
+LOCAL_EDITING ?=
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
 .PHONY: setup run test test-fast e2e bench load data-report catalog chromium screenshots lint clean refresh
@@ -22,9 +24,10 @@ setup: $(STAMP)
 catalog: setup
 	$(BIN)/python -m catalog.cli build
 
-## Start the app on http://localhost:$(PORT) (PORT=8502 for another port; ADDRESS=0.0.0.0 to serve a room).
+## Start the app on http://localhost:$(PORT) (PORT=8502 for another port; ADDRESS=0.0.0.0 to serve a room;
+## LOCAL_EDITING=1 to edit the catalog without sign-in on loopback).
 run: catalog
-	$(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address $(ADDRESS) \
+	GPU_ADVISOR_LOCAL_EDITING=$(LOCAL_EDITING) $(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address $(ADDRESS) \
 		--server.headless true --browser.gatherUsageStats false
 
 ## Debian's Chromium drives the real-browser tests (Playwright cannot download its own browser here).

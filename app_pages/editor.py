@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from catalog.models import Role
 from ui import editor_actions as actions
 from ui.auth import sign_in_panel
 from ui.catalog import get_store
@@ -13,11 +14,13 @@ st.caption("Every save is one transaction, validated row by row and logged with 
            "Prices are never overwritten: a new price closes the old one.")
 who = sign_in_panel()
 can_edit = actions.can_edit(who, store)
+# Private values (negotiated quotes, who edited) reach a signed-in editor only, even on a read-only catalog.
+sees_private = who is not None and who.role == Role.EDITOR
 
 tabs = st.tabs([*EDITABLE_TABLES.values(), "History", "Import / export", "Needs re-verification"])
 for tab, table in zip(tabs, EDITABLE_TABLES, strict=False):
     with tab:
-        frame = editable_frame(store.editable_rows(table, include_private=can_edit), table)
+        frame = editable_frame(store.editable_rows(table, include_private=sees_private), table)
         if not can_edit:
             st.dataframe(frame, column_config=column_config(table), hide_index=True, width="stretch")
             continue
@@ -31,11 +34,11 @@ for tab, table in zip(tabs, EDITABLE_TABLES, strict=False):
         actions.show_outcome(table)
 
 with tabs[-3]:
-    actions.history_view(store, who if can_edit else None)
+    actions.history_view(store, who if can_edit else None, sees_private=sees_private)
 with tabs[-2]:
-    actions.import_export_view(store, who if can_edit else None)
+    actions.import_export_view(store, who if can_edit else None, sees_private=sees_private)
 with tabs[-1]:
-    stale = store.stale_rows()
+    stale = store.stale_rows(include_private=sees_private)
     st.markdown(f"**{len(stale)} rows** were observed more than 180 days ago: refresh them from their source.")
     st.dataframe(stale, hide_index=True, width="stretch",
                  column_config={"source_url": st.column_config.LinkColumn("source", display_text="source ↗")})

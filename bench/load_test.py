@@ -6,7 +6,8 @@ Usage: python bench/load_test.py [--viewers 20] [--edits 5] [--deadline-s 600] [
 Bounded in count and time: it stops by itself at the deadline, whatever happens.
 
 1. Builds a fresh catalog from the seed in a temporary directory and starts the app with `streamlit run` on
-   127.0.0.1 with no sign-in configured ("local mode": on loopback the Editor page is editable).
+   127.0.0.1 with no sign-in configured and local editing switched on ("local mode", as `make run LOCAL_EDITING=1`:
+   on loopback the Editor page is editable).
 2. Opens one Debian Chromium with one browser context per viewer (plus one for the editor) and drives them all
    at once from one asyncio loop (Playwright's async API); viewer i arrives ``i * --ramp-s`` seconds after the
    first. Each viewer keeps one Streamlit session: it loads Home, then opens every page the sidebar lists by
@@ -737,7 +738,7 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
         build_catalog(catalog)
         report.edits_planned, n_providers = plan_edits(catalog, config.edits)
         log = work / "streamlit.log"
-        proc, url = start_server(catalog, log)
+        proc, url = start_server(catalog, log, local_editing=True)
         report.server_pid = proc.pid
         sampler = RssSampler(proc.pid, report.rss_mb, browser_nice=config.browser_nice)
         health = HealthProbe(url)

@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         catalog = Path(tmp) / "catalog.duckdb"
         build_catalog(catalog)
-        proc, url = start_server(catalog, Path(tmp) / "streamlit.log")
+        proc, url = start_server(catalog, Path(tmp) / "streamlit.log", local_editing=True)  # the editing grid
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-dev-shm-usage",

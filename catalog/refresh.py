@@ -516,7 +516,7 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
     for o in without_instance:
         without_instance_by_region.setdefault(_bare_region(o["region"]), []).append(o)
     taken_offers = set(store.editable_rows("offers").offer_id)
-    taken_prices = set(store.editable_rows("prices", current_only=False).price_id)
+    taken_prices = set(store.editable_rows("prices", current_only=False, include_private=True).price_id)
     offer_fields, price_fields = TABLE_MODELS["offers"].model_fields, TABLE_MODELS["prices"].model_fields
     lines, changes = [], []
     matched_ids: set[str] = set()

@@ -65,6 +65,11 @@ STALE_AFTER_DAYS = 180
 VERIFIED_FRESH_DAYS = 90
 #: Marker used in filters for "the source did not state this value".
 NOT_STATED = "not stated"
+#: A change-log entry (alias ``l``) of a private negotiated price, before or after the change: shown to editors only.
+_PRIVATE_LOG_ENTRY = ("(l.table_name = 'prices' AND (coalesce(json_extract(l.before_json, '$.is_private')::BOOLEAN, false)"
+                      " OR coalesce(json_extract(l.after_json, '$.is_private')::BOOLEAN, false)))")
+#: What viewers read instead of the message of a change set that touched a private price.
+_PRIVATE_MESSAGE = "(changed a private negotiated price: the message is shown to editors only)"
 
 #: Older schema versions a writable open upgrades in place (see :meth:`CatalogStore._migrate`).
 _MIGRATABLE = ("1",)
@@ -708,17 +713,32 @@ class _Writes:
         msg = message or f"restore {scope} to change set {to_change_set_id}"
         return _apply(self, ChangeSet(changes=changes, message=msg, kind="restore"), editor, 1.0)
 
-    def change_sets(self) -> pd.DataFrame:
+    def change_sets(self, *, include_private: bool = False) -> pd.DataFrame:
+        """Every change set, newest first.
+
+        Private values leave only with ``include_private`` (signed-in editors): otherwise editors are not named
+        (the seed build keeps its name), ``rows`` counts public rows only, and a change set that touched a
+        private price shows no message (it may describe the quote).
+        """
         return self.cursor().execute(
-            """SELECT s.change_set_id, s.created_at, s.editor, s.kind, s.message, count(l.seq) AS rows
-               FROM change_sets s LEFT JOIN change_log l USING (change_set_id)
-               GROUP BY ALL ORDER BY s.change_set_id DESC"""
+            f"""SELECT s.change_set_id, s.created_at,
+                       CASE WHEN $all OR s.editor = 'seed' THEN s.editor ELSE 'an editor' END AS editor, s.kind,
+                       CASE WHEN $all OR NOT coalesce(bool_or({_PRIVATE_LOG_ENTRY}), false) THEN s.message
+                            ELSE {_PRIVATE_MESSAGE!r} END AS message,
+                       count(l.seq) FILTER (WHERE $all OR NOT {_PRIVATE_LOG_ENTRY}) AS rows
+                FROM change_sets s LEFT JOIN change_log l USING (change_set_id)
+                GROUP BY s.change_set_id, s.created_at, s.editor, s.kind, s.message
+                ORDER BY s.change_set_id DESC""",
+            {"all": include_private},
         ).df()
 
-    def change_log(self, change_set_id: int) -> pd.DataFrame:
+    def change_log(self, change_set_id: int, *, include_private: bool = False) -> pd.DataFrame:
+        """The rows one change set wrote, before and after; entries of private prices only with
+        ``include_private`` (signed-in editors)."""
         return self.cursor().execute(
-            "SELECT seq, table_name, row_key, action, before_json, after_json FROM change_log "
-            "WHERE change_set_id = ? ORDER BY seq", [change_set_id]
+            f"SELECT seq, table_name, row_key, action, before_json, after_json FROM change_log l "
+            f"WHERE change_set_id = $id AND ($all OR NOT {_PRIVATE_LOG_ENTRY}) ORDER BY seq",
+            {"id": change_set_id, "all": include_private},
         ).df()
 
     def row(self, table: str, key: str) -> dict | None:
@@ -727,12 +747,16 @@ class _Writes:
             raise CatalogError(f"unknown table {table!r}")
         return _get_row(self.cursor(), table, key)
 
-    def editable_rows(self, table: str, *, current_only: bool = True, include_private: bool = True) -> pd.DataFrame:
-        """A table's content plus ``row_version`` and ``updated_by`` (prices: current rows unless asked;
-        private negotiated prices only with ``include_private``)."""
+    def editable_rows(self, table: str, *, current_only: bool = True, include_private: bool = False) -> pd.DataFrame:
+        """A table's content plus ``row_version`` (prices: current rows unless asked).
+
+        ``include_private`` (signed-in editors only) adds private negotiated prices and the ``updated_by``
+        column (who last wrote each row); without it neither leaves the store.
+        """
         if table not in TABLE_KEYS:
             raise CatalogError(f"unknown table {table!r}")
-        names = [c for c in _TABLE_COLUMNS[table] if c not in _META_COLUMNS] + ["row_version", "updated_by"]
+        names = [c for c in _TABLE_COLUMNS[table] if c not in _META_COLUMNS] + ["row_version"]
+        names += ["updated_by"] if include_private else []
         if not self._has_table(table):  # an older read-only catalog without a table added since
             return pd.DataFrame(columns=names)
         cols = ", ".join(names)
@@ -744,8 +768,9 @@ class _Writes:
         where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
         return self.cursor().execute(f"SELECT {cols} FROM {table} {where} ORDER BY {TABLE_KEYS[table]}").df()
 
-    def stale_rows(self, today: dt.date | None = None) -> pd.DataFrame:
-        """Rows observed more than STALE_AFTER_DAYS ago: the "needs re-verification" list, oldest first."""
+    def stale_rows(self, today: dt.date | None = None, *, include_private: bool = False) -> pd.DataFrame:
+        """Rows observed more than STALE_AFTER_DAYS ago: the "needs re-verification" list, oldest first
+        (private negotiated prices only with ``include_private``: signed-in editors)."""
         today = today or dt.date.today()
         parts = [
             """SELECT 'providers' AS table_name, provider_id AS row_key, name AS what, as_of, as_of_date AS observed,
@@ -753,13 +778,15 @@ class _Writes:
             """SELECT 'offers', offer_id, provider_id || ' · ' || gpu_model || ' · ' || region, as_of, as_of_date,
                       source_url FROM offers WHERE as_of_date < $sb""",
             """SELECT 'prices', price_id, price_type || ' ' || amount_per_gpu_hour || ' ' || currency, retrieved_at,
-                      valid_from, source_url FROM prices WHERE valid_to IS NULL AND valid_from < $sb""",
+                      valid_from, source_url FROM prices WHERE valid_to IS NULL AND valid_from < $sb
+                      AND ($all OR NOT is_private)""",
         ]
         if self._has_table("provider_facts"):
             parts.append("""SELECT 'provider_facts', fact_id, value, as_of, as_of_date, source_url
                               FROM provider_facts WHERE as_of_date < $sb""")
         sql = " UNION ALL ".join(parts) + " ORDER BY observed, table_name, row_key"
-        return self.cursor().execute(sql, {"sb": today - dt.timedelta(days=STALE_AFTER_DAYS)}).df()
+        return self.cursor().execute(sql, {"sb": today - dt.timedelta(days=STALE_AFTER_DAYS),
+                                           "all": include_private}).df()
 
     def provider_facts(self, provider_ids: list[str] | None = None) -> pd.DataFrame:
         """The sourced legal-seat and certification facts (empty on an old read-only catalog without the table)."""
@@ -896,8 +923,9 @@ class CatalogStore(_Writes):
         except CatalogLockedError as exc:
             return cls._snapshot(resolved), (f"{exc} Showing a read-only snapshot of the file as of its last "
                                              "checkpoint; edits are disabled until the other process lets go.")
-        except OSError as exc:
-            return cls._seed_copy(), (f"The catalog {resolved} could not be created ({exc.strerror or exc}). Showing "
+        except (OSError, duckdb.IOException) as exc:  # DuckDB reports a folder it cannot write to as IOException
+            reason = getattr(exc, "strerror", None) or str(exc).removeprefix("IO Error: ")
+            return cls._seed_copy(), (f"The catalog {resolved} could not be created ({reason}). Showing "
                                       "the embedded seed catalog, read-only.")
         if store.read_only:
             return store, f"The catalog file {resolved} is not writable: read-only mode, edits are disabled."
@@ -1032,13 +1060,15 @@ class CatalogStore(_Writes):
         """Grows with every committed write; read caches key on it."""
         return int(self.meta().get("data_version", "0"))
 
-    def table(self, table: str) -> pd.DataFrame:
-        """A whole table as a DataFrame (table name checked against the schema's list)."""
+    def table(self, table: str, *, include_private: bool = False) -> pd.DataFrame:
+        """A whole table as a DataFrame (table name checked against the schema's list); private negotiated
+        prices only with ``include_private`` (signed-in editors)."""
         if table not in _TABLE_COLUMNS:
             raise CatalogError(f"unknown table {table!r}")
         cols = ", ".join(_TABLE_COLUMNS[table])
         key = _TABLE_COLUMNS[table][0]
-        return self.cursor().execute(f"SELECT {cols} FROM {table} ORDER BY {key}").df()
+        where = "WHERE NOT is_private" if table == "prices" and not include_private else ""
+        return self.cursor().execute(f"SELECT {cols} FROM {table} {where} ORDER BY {key}").df()
 
     def list_providers(self) -> pd.DataFrame:
         return self.table("providers")
@@ -1046,14 +1076,18 @@ class CatalogStore(_Writes):
     def list_gpu_specs(self) -> pd.DataFrame:
         return self.table("gpu_specs")
 
-    def list_prices(self, offer_ids: list[str] | None = None, *, current_only: bool = True) -> pd.DataFrame:
+    def list_prices(self, offer_ids: list[str] | None = None, *, current_only: bool = True,
+                    include_private: bool = False) -> pd.DataFrame:
+        """Price rows (of ``offer_ids``; current ones unless asked); private negotiated prices only with
+        ``include_private`` (signed-in editors)."""
         cols = ", ".join(_TABLE_COLUMNS["prices"])
         return self.cursor().execute(
             f"""SELECT {cols} FROM prices
                 WHERE (CAST($ids AS VARCHAR[]) IS NULL OR list_contains(CAST($ids AS VARCHAR[]), offer_id))
                   AND (NOT $current_only OR valid_to IS NULL)
+                  AND ($all OR NOT is_private)
                 ORDER BY offer_id, price_type, valid_from""",
-            {"ids": offer_ids, "current_only": current_only},
+            {"ids": offer_ids, "current_only": current_only, "all": include_private},
         ).df()
 
     def list_offers(
@@ -1180,20 +1214,20 @@ class CatalogStore(_Writes):
         }
 
     def summary(self, today: dt.date | None = None) -> dict[str, int | str]:
-        """Catalog size and freshness for the Home page."""
+        """Catalog size and freshness for the Home page (public prices only, as every statistic below)."""
         today = today or dt.date.today()
         stale_before = today - dt.timedelta(days=STALE_AFTER_DAYS)
         cur = self.cursor()
         q = """SELECT
             (SELECT count(*) FROM providers) AS providers,
             (SELECT count(*) FROM offers) AS offers,
-            (SELECT count(*) FROM prices WHERE valid_to IS NULL) AS current_prices,
+            (SELECT count(*) FROM prices WHERE valid_to IS NULL AND NOT is_private) AS current_prices,
             (SELECT count(*) FROM gpu_specs) AS gpu_specs,
             (SELECT count(*) FROM providers WHERE as_of_date < $sb) AS stale_providers,
             (SELECT count(*) FROM offers WHERE as_of_date < $sb) AS stale_offers,
-            (SELECT count(*) FROM prices WHERE valid_to IS NULL AND valid_from < $sb) AS stale_prices,
-            (SELECT max(valid_from) FROM prices) AS newest_price,
-            (SELECT min(valid_from) FROM prices WHERE valid_to IS NULL) AS oldest_current_price"""
+            (SELECT count(*) FROM prices WHERE valid_to IS NULL AND valid_from < $sb AND NOT is_private) AS stale_prices,
+            (SELECT max(valid_from) FROM prices WHERE NOT is_private) AS newest_price,
+            (SELECT min(valid_from) FROM prices WHERE valid_to IS NULL AND NOT is_private) AS oldest_current_price"""
         row = cur.execute(q, {"sb": stale_before}).fetchone()
         names = [d[0] for d in cur.description]
         return dict(zip(names, row, strict=True))
@@ -1201,16 +1235,17 @@ class CatalogStore(_Writes):
     def provider_coverage(self) -> pd.DataFrame:
         """Per provider: offers, and how many lack the fields decisions rest on; certifications stated."""
         return self.cursor().execute(
-            """SELECT p.provider_id, count(o.offer_id) AS offers,
+            """WITH public_prices AS (SELECT * FROM prices WHERE NOT is_private)
+               SELECT p.provider_id, count(o.offer_id) AS offers,
                       count(o.offer_id) FILTER (WHERE o.inter_node IS NULL) AS missing_fabric,
                       count(o.offer_id) FILTER (WHERE o.form_factor IS NULL) AS missing_form_factor,
                       count(o.offer_id) FILTER (WHERE o.datacenter_country IS NULL) AS missing_country,
-                      count(o.offer_id) FILTER (WHERE o.offer_id NOT IN (SELECT offer_id FROM prices
+                      count(o.offer_id) FILTER (WHERE o.offer_id NOT IN (SELECT offer_id FROM public_prices
                             WHERE valid_to IS NULL AND price_type = 'reserved')) AS missing_reserved,
-                      count(o.offer_id) FILTER (WHERE o.offer_id IN (SELECT offer_id FROM prices WHERE valid_to IS NULL
-                            AND price_type = 'reserved' AND term_months IN (12, 36))) AS with_1y_3y_commit,
-                      count(o.offer_id) FILTER (WHERE o.offer_id IN (SELECT offer_id FROM prices WHERE valid_to IS NULL
-                            AND currency = 'EUR')) AS eur_listed,
+                      count(o.offer_id) FILTER (WHERE o.offer_id IN (SELECT offer_id FROM public_prices
+                            WHERE valid_to IS NULL AND price_type = 'reserved' AND term_months IN (12, 36))) AS with_1y_3y_commit,
+                      count(o.offer_id) FILTER (WHERE o.offer_id IN (SELECT offer_id FROM public_prices
+                            WHERE valid_to IS NULL AND currency = 'EUR')) AS eur_listed,
                       count(o.offer_id) FILTER (WHERE o.verification_status <> 'claimed') AS verified,
                       p.certifications <> '' AS has_certifications, p.legal_seat_country IS NOT NULL AS has_legal_seat
                FROM providers p LEFT JOIN offers o USING (provider_id)
@@ -1220,7 +1255,7 @@ class CatalogStore(_Writes):
     def headline_coverage(self) -> pd.DataFrame:
         """The facts this product differentiates on, as "have / of" counts (the data report's first table)."""
         q = """
-        WITH cur AS (SELECT * FROM prices WHERE valid_to IS NULL),
+        WITH cur AS (SELECT * FROM prices WHERE valid_to IS NULL AND NOT is_private),
         multi AS (SELECT * FROM offers WHERE gpus_per_node >= 8 OR intra_node = 'NVLink-NVSwitch')
         SELECT 'multi-node-capable offers (8-GPU/NVSwitch nodes) stating their inter-node fabric' AS fact,
                (SELECT count(*) FROM multi WHERE inter_node IS NOT NULL) AS have, (SELECT count(*) FROM multi) AS "of"
@@ -1258,7 +1293,8 @@ class CatalogStore(_Writes):
             """SELECT CASE WHEN age <= 30 THEN '0-30 d' WHEN age <= 90 THEN '31-90 d' WHEN age <= 180 THEN '91-180 d'
                            WHEN age <= 365 THEN '181-365 d' ELSE '> 1 year' END AS age_band,
                       count(*) AS prices, min(age) AS youngest_days, max(age) AS oldest_days
-               FROM (SELECT date_diff('day', valid_from, $today) AS age FROM prices WHERE valid_to IS NULL)
+               FROM (SELECT date_diff('day', valid_from, $today) AS age FROM prices
+                     WHERE valid_to IS NULL AND NOT is_private)
                GROUP BY 1 ORDER BY min(age)""",
             {"today": today},
         ).df()
@@ -1274,9 +1310,10 @@ class CatalogStore(_Writes):
             count(*) FILTER (WHERE inter_node IS NULL) AS inter_node,
             count(*) FILTER (WHERE inter_node_bandwidth_gbps_per_gpu IS NULL) AS inter_node_bandwidth,
             count(*) FILTER (WHERE datacenter_country IS NULL) AS datacenter_country,
-            count(*) FILTER (WHERE offer_id NOT IN (SELECT offer_id FROM prices WHERE valid_to IS NULL)) AS hourly_price,
             count(*) FILTER (WHERE offer_id NOT IN (SELECT offer_id FROM prices WHERE valid_to IS NULL
-                                                    AND price_type = 'reserved')) AS reserved_price
+                                                    AND NOT is_private)) AS hourly_price,
+            count(*) FILTER (WHERE offer_id NOT IN (SELECT offer_id FROM prices WHERE valid_to IS NULL
+                                                    AND price_type = 'reserved' AND NOT is_private)) AS reserved_price
             FROM offers"""
         cur = self.cursor()
         row = cur.execute(q).fetchone()

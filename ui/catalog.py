@@ -39,6 +39,21 @@ def get_store() -> CatalogStore:
         raise  # unreachable: st.stop() raises
 
 
+def sees_private() -> bool:
+    """May this session see private values (negotiated quotes, who edited)? Only a signed-in editor, checked
+    again on every rerun. Every cached result derived from the catalog carries this in its key."""
+    from ui.auth import is_editor
+
+    return is_editor()
+
+
+def catalog_key(usd_per_eur: float) -> tuple:
+    """The cache key of anything computed from :func:`offers`: catalog file and version, FX rate, whether the
+    viewer sees private quotes, and the date (last: pages read the reference date from ``key[-1]``)."""
+    store = get_store()
+    return (str(store.path), store.data_version, usd_per_eur, sees_private(), dt.date.today())
+
+
 @st.cache_data(ttl=600, show_spinner=False)
 def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur: float, today: dt.date,
                  include_private: bool = False) -> pd.DataFrame:
@@ -47,21 +62,19 @@ def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur
 
 def offers(filters: OfferFilter | None, usd_per_eur: float) -> pd.DataFrame:
     """Offers with current prices; negotiated private quotes are included only for a signed-in editor."""
-    from ui.auth import is_editor
-
     store = get_store()
     return offers_frame(str(resolve_catalog_path()), store.data_version, filters or OfferFilter(), usd_per_eur,
-                        dt.date.today(), is_editor())
+                        dt.date.today(), sees_private())
 
 
 @st.cache_data(ttl=600, show_spinner=False)
-def _table(path: str, data_version: int, name: str) -> pd.DataFrame:
-    return _open_store(path).table(name)
+def _table(path: str, data_version: int, name: str, include_private: bool) -> pd.DataFrame:
+    return _open_store(path).table(name, include_private=include_private)
 
 
 def table(name: str) -> pd.DataFrame:
     store = get_store()
-    return _table(str(resolve_catalog_path()), store.data_version, name)
+    return _table(str(resolve_catalog_path()), store.data_version, name, sees_private())
 
 
 @st.cache_data(ttl=600, show_spinner=False)

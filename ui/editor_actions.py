@@ -8,6 +8,7 @@ import streamlit as st
 from catalog.errors import CatalogError, ChangeValidationError, ConflictError
 from catalog.models import ChangeSet, Editor, Role
 from catalog.store import CatalogStore
+from ui.auth import require_editor
 from ui.editor_view import MissingProvenanceError, changes_from_editor, diff_table
 from ui.scenario import get_scenario
 
@@ -24,10 +25,20 @@ def _outcome_key(table: str) -> str:
 
 
 def save(store: CatalogStore, table: str, original: pd.DataFrame, who: Editor) -> None:
-    """on_click of "Save changes": validate and write the table's edits as one change set."""
+    """on_click of "Save changes": validate and write the table's edits as one change set.
+
+    ``who`` was bound when the button was drawn; the role is read again now, so an editor demoted (or signed
+    out) since then saves nothing.
+    """
+    who = require_editor()
+    if who is None:
+        st.session_state[_outcome_key(table)] = ("error", "You are no longer signed in as an editor: nothing was "
+                                                          "saved.", None)
+        return
     state = st.session_state.get(f"ed_{table}") or {}
     message = (st.session_state.get(f"ed_msg_{table}") or "").strip()
-    all_ids = set(store.editable_rows(table, current_only=False).iloc[:, 0]) if table == "prices" else None
+    all_ids = (set(store.editable_rows(table, current_only=False, include_private=True).iloc[:, 0])
+               if table == "prices" else None)
     try:
         changes = changes_from_editor(table, original, state, taken_ids=all_ids)
     except MissingProvenanceError as exc:
@@ -74,8 +85,9 @@ def show_outcome(table: str) -> None:
         st.dataframe(detail, hide_index=True, width="stretch")
 
 
-def history_view(store: CatalogStore, editor: Editor | None) -> None:
-    sets = store.change_sets()
+def history_view(store: CatalogStore, editor: Editor | None, *, sees_private: bool = False) -> None:
+    """The change sets and the diff of one; private prices and editors' names only with ``sees_private``."""
+    sets = store.change_sets(include_private=sees_private)
     st.dataframe(sets, hide_index=True, width="stretch", height=240,
                  column_config={"created_at": st.column_config.DatetimeColumn("when", format="YYYY-MM-DD HH:mm"),
                                 "change_set_id": st.column_config.NumberColumn("#", format="%d")})
@@ -84,7 +96,7 @@ def history_view(store: CatalogStore, editor: Editor | None) -> None:
                           format_func=lambda i: f"#{i} · {sets.set_index('change_set_id').loc[i, 'message'][:70]}")
     if chosen is None:
         return
-    diff = diff_table(store.change_log(int(chosen)))
+    diff = diff_table(store.change_log(int(chosen), include_private=sees_private))
     if diff.empty:
         st.caption("This change set changed no rows (the seed build).")
     else:
@@ -118,15 +130,15 @@ def _restore(store: CatalogStore, editor: Editor, change_set_id: int, **scope) -
 
 
 @st.cache_data(show_spinner="Preparing the workbook…", max_entries=4)
-def _catalog_workbook(_store: CatalogStore, data_version: int) -> bytes:
-    """The whole catalog as Excel, built once per catalog version (not on every rerun)."""
+def _catalog_workbook(_store: CatalogStore, data_version: int, include_private: bool) -> bytes:
+    """The whole catalog as Excel, built once per catalog version and role (not on every rerun)."""
     from catalog.importer import export_excel
     from ui.editor_view import EDITABLE_TABLES
 
-    return export_excel({t: _store.editable_rows(t) for t in EDITABLE_TABLES})
+    return export_excel({t: _store.editable_rows(t, include_private=include_private) for t in EDITABLE_TABLES})
 
 
-def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
+def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_private: bool = False) -> None:
     """Export any table (CSV) or the whole catalog (Excel); import with a preview diff and a report."""
     from catalog.importer import (
         ImportFormatError,
@@ -140,9 +152,10 @@ def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
     st.markdown("**Export**")
     c1, c2, c3 = st.columns(3)
     table = c1.selectbox("Table", list(EDITABLE_TABLES), format_func=EDITABLE_TABLES.get, key="io_table")
-    c2.download_button("Download table (CSV)", export_csv(store.editable_rows(table)), file_name=f"{table}.csv",
-                       mime="text/csv", key="io_csv")
-    c3.download_button("Download whole catalog (Excel)", _catalog_workbook(store, store.data_version),
+    # Private quotes and editors' names are in the export for signed-in editors only.
+    c2.download_button("Download table (CSV)", export_csv(store.editable_rows(table, include_private=sees_private)),
+                       file_name=f"{table}.csv", mime="text/csv", key="io_csv")
+    c3.download_button("Download whole catalog (Excel)", _catalog_workbook(store, store.data_version, sees_private),
                        file_name="gpu-cloud-catalog.xlsx", key="io_xlsx")
     if editor is None:
         st.info("Sign in as an editor to import.")
@@ -166,7 +179,7 @@ def import_export_view(store: CatalogStore, editor: Editor | None) -> None:
     for sheet, frame in frames.items():
         fmt = sheet if sheet in EDITABLE_TABLES else detect_format(frame)
         if fmt in EDITABLE_TABLES:
-            p = preview_table_import(frame, fmt, store.editable_rows(fmt), complete=complete)
+            p = preview_table_import(frame, fmt, store.editable_rows(fmt, include_private=True), complete=complete)
             changes += p.changes
             problems += [(f"{fmt} {r}", c, m) for r, c, m in p.problems]
             summary.append({"table": fmt, "added": p.added, "changed": p.changed, "removed": p.removed, "unchanged": p.unchanged})

@@ -10,7 +10,6 @@ the results for display. Money stays in EUR until the last step (:mod:`ui.format
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from typing import NamedTuple
 
@@ -35,7 +34,7 @@ from engine.placement import (
     venues_from_offers,
 )
 from engine.tco import HOURS_PER_MONTH
-from ui.catalog import get_store
+from ui.catalog import catalog_key
 from ui.format import SYMBOL, money
 from ui.scenario import DisplaySettings, PlacementSection, get_scenario, update_scenario
 
@@ -341,8 +340,7 @@ def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, sett
 
 
 def solve(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) -> Solved:
-    store = get_store()
-    key = (str(store.path), store.data_version, usd_per_eur, dt.date.today())
+    key = catalog_key(usd_per_eur)  # carries the viewer's role: ``catalog`` holds private quotes for editors only
     workloads = PlacementSection(workloads=list(portfolio(section))).model_dump_json(include={"workloads"})
     settings = section.model_dump_json(exclude={"workloads", "example"})
     return _solve(catalog, key, workloads, settings)

@@ -10,7 +10,6 @@ stay in EUR until the last step (:mod:`ui.format`).
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import Counter
 from typing import NamedTuple
 
@@ -36,7 +35,7 @@ from engine.scoring import (
     rank_alternatives,
 )
 from ui import scoring_charts as charts
-from ui.catalog import get_store, offers
+from ui.catalog import catalog_key, offers
 from ui.format import SYMBOL, money
 from ui.scenario import DisplaySettings, ScoringSection, get_scenario, update_scenario
 
@@ -284,8 +283,7 @@ def _rank(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Scored
 
 def score(section: ScoringSection, usd_per_eur: float) -> Scored:
     frame = offers(None, usd_per_eur)
-    store = get_store()
-    return _rank(frame, (str(store.path), store.data_version, usd_per_eur, dt.date.today()), section.model_dump_json())
+    return _rank(frame, catalog_key(usd_per_eur), section.model_dump_json())
 
 
 @st.cache_data(ttl=600, max_entries=32, show_spinner=False)

@@ -9,7 +9,6 @@ and are converted to the display currency at the last step (:mod:`ui.format`).
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import NamedTuple
 
 import numpy as np
@@ -30,7 +29,7 @@ from engine.workload import (
     price_inference,
     price_training,
 )
-from ui.catalog import get_store, offers
+from ui.catalog import catalog_key, offers
 from ui.charts import offer_label
 from ui.format import SYMBOL, eur_columns_to_display, money, money_column
 from ui.scenario import DisplaySettings, WorkloadSection, get_scenario, update_scenario
@@ -470,8 +469,7 @@ def _fmt(value: object) -> str:
 def price_workload(section: WorkloadSection, usd_per_eur: float) -> Priced:
     """Price ``section`` on every catalog offer (cached per catalog version, exchange rate, day and input)."""
     frame = offers(None, usd_per_eur)
-    store = get_store()
-    return _price(frame, (str(store.path), store.data_version, usd_per_eur, dt.date.today()), section.model_dump_json())
+    return _price(frame, catalog_key(usd_per_eur), section.model_dump_json())
 
 
 @st.cache_data(ttl=600, max_entries=64, show_spinner=False)
@@ -492,9 +490,7 @@ def _sweep(_frame: pd.DataFrame, catalog_key: tuple, section_json: str, offer_id
 def batch_sweep(section: WorkloadSection, usd_per_eur: float, offer_id: str) -> pd.DataFrame:
     """Throughput, latency and cost of the inference service on one offer at batch sizes 1 to 512."""
     frame = offers(None, usd_per_eur)
-    store = get_store()
-    key = (str(store.path), store.data_version, usd_per_eur, dt.date.today())
-    return _sweep(frame, key, section.model_dump_json(), offer_id)
+    return _sweep(frame, catalog_key(usd_per_eur), section.model_dump_json(), offer_id)
 
 
 # --------------------------------------------------------------------------------------------------

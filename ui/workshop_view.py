@@ -10,6 +10,7 @@ import streamlit as st
 from catalog.errors import CatalogError
 from catalog.store import CatalogStore
 from ui.auth import current_editor
+from ui.catalog import catalog_key
 from ui.scenario import Scenario
 from ui.workshop import (
     LINK_PARAM,
@@ -77,7 +78,9 @@ def _load(scenario: Scenario | None) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _results(scenario_json: str) -> dict:
+def _results(scenario_json: str, catalog: tuple) -> dict:
+    # ``catalog`` (ui.catalog.catalog_key) keys the results on the catalog version and the viewer's role:
+    # an editor's results (with private quotes) are never served to a viewer.
     return key_results(from_json(scenario_json))
 
 
@@ -120,7 +123,7 @@ def compare(store: CatalogStore) -> None:
         return
     scenarios = {labels[i]: from_json(store.scenario_json(i)) for i in picked}
     with st.spinner("Computing each scenario…"):
-        results = {name: _results(to_json(s)) for name, s in scenarios.items()}
+        results = {name: _results(to_json(s), catalog_key(s.display.usd_per_eur)) for name, s in scenarios.items()}
     table = pd.DataFrame(results)
     st.markdown("**Key results**")
     st.dataframe(_fmt_results(table), width="stretch")

@@ -35,7 +35,7 @@ def test_valid_edit_lands_with_a_log_entry(store):
     assert list(log.action) == ["update"]
     assert json.loads(log.before_json[0])["amount_per_gpu_hour"] == 2.87
     assert json.loads(log.after_json[0])["amount_per_gpu_hour"] == 2.65
-    sets = store.change_sets().set_index("change_set_id")
+    sets = store.change_sets(include_private=True).set_index("change_set_id")
     assert sets.loc[result.change_set_id, "editor"] == ALICE.name
     assert sets.loc[result.change_set_id, "message"] == "Scaleway cut"
 

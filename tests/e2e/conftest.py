@@ -26,9 +26,11 @@ def free_port() -> int:
 
 
 def start_server(catalog: Path, log_path: Path, *, secrets: Path | None = None,
-                 port: int | None = None) -> tuple[subprocess.Popen, str]:
+                 port: int | None = None, local_editing: bool = False) -> tuple[subprocess.Popen, str]:
+    """``local_editing``: editing without sign-in (the server listens on loopback), as `make run LOCAL_EDITING=1`;
+    off unless asked for, whatever the calling shell's environment says."""
     port = port or free_port()
-    env = {**os.environ, "GPU_ADVISOR_CATALOG": str(catalog)}
+    env = {**os.environ, "GPU_ADVISOR_CATALOG": str(catalog), "GPU_ADVISOR_LOCAL_EDITING": "1" if local_editing else ""}
     log = log_path.open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",

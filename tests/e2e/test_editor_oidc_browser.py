@@ -24,7 +24,7 @@ def oidc_app(seed_catalog_file, tmp_path_factory):
     idp_port, app_port = free_port(), free_port()
     idp = subprocess.Popen(
         [sys.executable, "-m", "oidc_provider_mock", "--port", str(idp_port), "--user-claims",
-         json.dumps({"sub": "alice", "email": "alice@example.com", "name": "Alice"})],
+         json.dumps({"sub": "alice", "email": "alice@example.com", "email_verified": True, "name": "Alice"})],
         stdout=(work / "idp.log").open("w"), stderr=subprocess.STDOUT)
     wait_http(f"http://127.0.0.1:{idp_port}/.well-known/openid-configuration", idp)
     secrets = work / "secrets.toml"
