@@ -73,3 +73,22 @@ def test_certification_options_offer_the_national_schemes():
     options = coverage.certification_options(providers)
     assert {"BSI-C5", "SecNumCloud", "ENS", "HDS", "ISO27001", "SOC2"} <= set(options)
     assert options == sorted(options)
+
+
+def test_the_scoring_constraint_respects_certification_scope(store):
+    # Issue #18: a certificate held for other products (OVHcloud SecNumCloud: Private Cloud / Bare Metal Pod only)
+    # must not qualify a GPU offer; one whose scope covers the GPU service (OVHcloud ISO 27001) must.
+    from engine.scoring import Constraints, apply_constraints, build_decision_matrix
+
+    offers = store.list_offers(None, usd_per_eur=1.1, today=TODAY)
+    dm = build_decision_matrix(offers, reference_date=TODAY)
+    ovh = [i for i, pid in enumerate(offers["provider_id"]) if pid == "ovhcloud"]
+    assert ovh
+    keep, why = apply_constraints(dm, Constraints(required_certifications=("SecNumCloud",)))
+    assert not keep[ovh].any()
+    assert all("SecNumCloud not on record" in " ".join(why[i]) for i in ovh)
+    keep, _ = apply_constraints(dm, Constraints(required_certifications=("ISO27001",)))
+    assert keep[ovh].all()
+    # BSI C5 is held by Azure, AWS and Open Telekom Cloud, but no source puts their GPU services in its scope
+    keep, _ = apply_constraints(dm, Constraints(required_certifications=("BSI-C5",)))
+    assert not keep.any()
