@@ -40,9 +40,10 @@ k1.metric("EU-parent H100/H200 SXM offers", short["eu_parent_h100_h200_sxm"],
 k2.metric("… stating fabric, data centre and a current price", short["eu_parent_h100_h200_sxm_with_fabric_and_price"],
           help=f"Inter-node fabric and data-centre country stated, price observed within {PRICE_FRESH_DAYS} days")
 k3.metric("… of these on InfiniBand", short["eu_parent_h100_h200_sxm_infiniband"])
+names = dict(zip(all_offers["provider_id"], all_offers["provider_name"], strict=False))
 st.caption("EU-parent providers with an H100/H200/B200 offer that states fabric, data-centre country and a current "
-           f"price: {', '.join(short['providers']) or 'none'}. The other offers lack a sourced fabric, country or "
-           "recent price; the Providers page shows which fact is missing.")
+           f"price: {', '.join(names.get(p, p) for p in short['providers']) or 'none'}. The other offers lack a sourced "
+           "fabric, country or recent price; the Providers page shows which fact is missing.")
 
 st.subheader("Ask the catalog")
 QUESTIONS = [

@@ -149,7 +149,7 @@ def test_home_shows_the_eu_sovereign_shortlist_coverage(catalog_path):
     assert metrics["… stating fabric, data centre and a current price"] == str(
         expected["eu_parent_h100_h200_sxm_with_fabric_and_price"])
     assert metrics["… of these on InfiniBand"] == str(expected["eu_parent_h100_h200_sxm_infiniband"])
-    assert any("nebius" in c.value for c in at.caption)
+    assert any("Nebius" in c.value for c in at.caption)
 
 
 def test_the_eu_sovereign_filter_finds_the_offers_that_exist(catalog_path):
