@@ -1,7 +1,10 @@
 """Home: what the app answers, how big and how fresh the catalog is, and where to go next."""
 
+import datetime as dt
+
 import streamlit as st
 
+from catalog.coverage import PRICE_FRESH_DAYS, shortlist_summary
 from catalog.store import STALE_AFTER_DAYS
 from ui import brief, charts
 from ui.catalog import coverage, get_store, headline_coverage, offers, summary
@@ -28,6 +31,20 @@ c4.metric(f"Stale rows (> {STALE_AFTER_DAYS} d)", s["stale_offers"] + s["stale_p
           help=f"{s['stale_offers']} offers, {s['stale_providers']} providers, {s['stale_prices']} prices need re-verification",
           delta_color="off")
 
+all_offers = offers(None, display.usd_per_eur)
+short = shortlist_summary(all_offers, dt.date.today())
+st.subheader("EU-sovereign H100/H200 shortlist")
+k1, k2, k3 = st.columns(3)
+k1.metric("EU-parent H100/H200 SXM offers", short["eu_parent_h100_h200_sxm"],
+          help="Offers of providers whose ultimate parent is under EU law (sourced parent company)")
+k2.metric("… stating fabric, data centre and a current price", short["eu_parent_h100_h200_sxm_with_fabric_and_price"],
+          help=f"Inter-node fabric and data-centre country stated, price observed within {PRICE_FRESH_DAYS} days")
+k3.metric("… of these on InfiniBand", short["eu_parent_h100_h200_sxm_infiniband"])
+names = dict(zip(all_offers["provider_id"], all_offers["provider_name"], strict=False))
+st.caption("EU-parent providers with an H100/H200/B200 offer that states fabric, data-centre country and a current "
+           f"price: {', '.join(names.get(p, p) for p in short['providers']) or 'none'}. The other offers lack a sourced "
+           "fabric, country or recent price; the Providers page shows which fact is missing.")
+
 st.subheader("Ask the catalog")
 QUESTIONS = [
     ("providers", "dns", "Providers & offers: who offers H100 SXM with InfiniBand in the EU, at what price?"),
@@ -43,7 +60,7 @@ for i, (page, icon, question) in enumerate(QUESTIONS):
     cols[i % 2].page_link(f"app_pages/{page}.py", label=question, icon=f":material/{icon}:")
 
 left, right = st.columns(2)
-all_offers = offers(None, display.usd_per_eur).assign(age_days=lambda d: age_days(d["as_of_date"]))
+all_offers = all_offers.assign(age_days=lambda d: age_days(d["as_of_date"]))
 left.plotly_chart(charts.freshness(all_offers, STALE_AFTER_DAYS), width="stretch", key="home_freshness")
 right.plotly_chart(charts.coverage(coverage()), width="stretch", key="home_coverage")
 st.caption("Missing values are shown as missing: a page that needs one says which offers it left out and why.")

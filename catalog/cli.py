@@ -68,6 +68,7 @@ def report(path) -> int:
             print(store.provider_coverage().to_string(index=False))
             print("\n== Age of current prices ==")
             print(store.price_age_histogram().to_string(index=False))
+            _sovereignty_report(store)
             stale = store.stale_rows()
             print(f"\n== {len(stale)} rows older than 180 days (oldest first) ==")
             print(stale[["table_name", "row_key", "as_of", "source_url"]].to_string(index=False))
@@ -75,6 +76,58 @@ def report(path) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _sovereignty_report(store, today=None) -> dict[str, object]:
+    """The EU-sovereignty targets of issue #18, measured on this catalog; prints them and returns the numbers."""
+    import datetime as dt
+
+    import pandas as pd
+
+    from catalog import coverage
+    from catalog.models import EU_EEA_COUNTRIES
+    from catalog.store import OfferFilter
+
+    today = today or dt.date.today()
+    offers_table = store.table("offers")
+    providers = store.table("providers")
+    ctx = coverage.rule_context(store.table("gpu_specs"), store.table("gpu_models"), store.table("gpu_aliases"),
+                                offers_table, EU_EEA_COUNTRIES)
+    findings = coverage.rule_findings(offers_table, providers, ctx, today)
+    errors = [f for f in findings if f.level == "error"]
+    listed = store.list_offers(None, usd_per_eur=1.0, today=today)
+    summary = coverage.shortlist_summary(listed, today)
+    scoped = coverage.certification_scope_providers(store.certification_scopes())
+    unmarked = coverage.verified_without_recheck_mark({
+        "offers": offers_table, "providers": providers, "provider_facts": store.provider_facts(),
+        "prices": store.list_prices(), "certification_scopes": store.certification_scopes(),
+    }, today)
+    sovereign = store.list_offers(OfferFilter(**coverage.SOVEREIGN_FILTER), usd_per_eur=1.0, today=today)
+    rows = [
+        ("rows failing the hardware-truth and ownership rules", len(errors), "0", len(errors) == 0),
+        ("EU-parent providers with an H100/H200/B200 offer stating fabric, data-centre country and a price "
+         f"observed within {coverage.PRICE_FRESH_DAYS} days", len(summary["providers"]), ">= 8",
+         len(summary["providers"]) >= 8),
+        ("providers with certifications whose scope is on record", len(scoped), ">= 15", len(scoped) >= 15),
+        ("verified rows older than 90 days without the 'not re-checked' mark", len(unmarked), "0", unmarked.empty),
+        ("Providers filter 'H100 SXM + InfiniBand + EU data centre + EU parent': offers", len(sovereign), "> 0",
+         len(sovereign) > 0),
+    ]
+    print("\n== EU sovereignty targets (issue #18) ==")
+    print(pd.DataFrame(rows, columns=["target", "measured", "goal", "met"]).to_string(index=False))
+    print("shortlist providers: " + (", ".join(summary["providers"]) or "none"))
+    print(f"EU-parent H100/H200 SXM offers: {summary['eu_parent_h100_h200_sxm']}, of which "
+          f"{summary['eu_parent_h100_h200_sxm_with_fabric_and_price']} state a fabric, a country and a current price; "
+          f"{summary['eu_parent_h100_h200_sxm_infiniband']} with InfiniBand")
+    print("providers with scoped certifications: " + (", ".join(scoped) or "none"))
+    if findings:
+        print(f"\n== {len(errors)} rule errors, {len(findings) - len(errors)} warnings ==")
+        print(pd.DataFrame([f.__dict__ for f in findings]).to_string(index=False))
+    if not unmarked.empty:
+        print("\n== verified rows older than 90 days without the 'not re-checked' mark ==")
+        print(unmarked.to_string(index=False))
+    return {"rule_errors": len(errors), "shortlist_providers": summary["providers"], "scoped_providers": scoped,
+            "unmarked_verified": len(unmarked), "sovereign_filter_offers": len(sovereign)}
 
 
 if __name__ == "__main__":

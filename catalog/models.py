@@ -118,6 +118,14 @@ class Currency(StrEnum):
     USD = "USD"
 
 
+class GpuScope(StrEnum):
+    """Whether a certification's stated scope covers the provider's GPU compute service."""
+
+    YES = "yes"
+    NO = "no"
+    NOT_STATED = "not stated"
+
+
 class ProviderFactField(StrEnum):
     """Sovereignty facts about a provider that each carry their own source (``provider_facts``)."""
 
@@ -240,6 +248,11 @@ class Provider(_Provenance):
     min_commitment: MinCommitment = MinCommitment.UNKNOWN
     burst_capacity: TriState = TriState.UNKNOWN
     extra_source_urls: list[Url] = Field(default_factory=list)
+    #: The ultimate parent as a current ownership source names it, with that source and its date
+    #: (the ownership rules require them for every provider marked EU).
+    parent_company: str | None = Field(default=None, max_length=500)
+    parent_company_source_url: Url | None = None
+    parent_company_as_of: PartialDate | None = None
 
     @field_validator("certifications", "extra_source_urls", mode="before")
     @classmethod
@@ -273,6 +286,36 @@ class ProviderFact(_Provenance):
             tokens = certification_tokens(self.value)
             if not tokens or any("," in t for t in tokens):
                 raise ValueError("certifications are ';'-separated tokens such as 'ISO27001;SOC2'")
+        return self
+
+
+class CertificationScope(_Provenance):
+    """What one held certification covers, as its source states: services, countries, GPU compute.
+
+    A certificate counts for an offer only where its scope covers the GPU service and, when the source
+    limits it to countries, the offer's data-centre country (``catalog.coverage.certifications_in_scope``).
+    """
+
+    scope_id: str = Field(min_length=3, max_length=240, description="'<provider_id>:<certification>'")
+    provider_id: Slug
+    certification: str = Field(min_length=2, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9.+-]*$")
+    covers_gpu_compute: GpuScope = GpuScope.NOT_STATED
+    scope_services: str = Field(min_length=1, max_length=2000)
+    scope_countries: list[CountryCode] = Field(default_factory=list)
+
+    @field_validator("scope_countries", mode="before")
+    @classmethod
+    def _split_countries(cls, value: object) -> object:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(";") if v.strip()]
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CertificationScope:
+        if self.scope_id != f"{self.provider_id}:{self.certification}":
+            raise ValueError(f"scope_id must be '{self.provider_id}:{self.certification}', got {self.scope_id!r}")
         return self
 
 
@@ -360,6 +403,7 @@ TABLE_MODELS: dict[str, type[_Row]] = {
     "provider_facts": ProviderFact,
     "offers": Offer,
     "prices": Price,
+    "certification_scopes": CertificationScope,
 }
 
 #: EU member states plus the EEA countries (IS, LI, NO): where "EU data residency" can hold.
@@ -408,10 +452,11 @@ TABLE_KEYS = {
     "offers": "offer_id",
     "prices": "price_id",
     "region_countries": "region_key",
+    "certification_scopes": "scope_id",
 }
 #: Parents before children: inserts run in this order, deletes in reverse.
 TABLE_ORDER = ["gpu_models", "gpu_aliases", "gpu_specs", "providers", "provider_facts", "offers", "prices",
-               "region_countries"]
+               "region_countries", "certification_scopes"]
 #: References between tables: (child table, column, parent table). The store checks them inside every
 #: write's transaction (schema v2 has no SQL FOREIGN KEYs: DuckDB refuses to delete a parent and its
 #: children in one transaction, and runs an UPDATE of an indexed column as delete + insert).
@@ -424,6 +469,7 @@ REFERENCES = [
     ("offers", "gpu_spec_id", "gpu_specs"),
     ("prices", "offer_id", "offers"),
     ("region_countries", "provider_id", "providers"),
+    ("certification_scopes", "provider_id", "providers"),
 ]
 
 

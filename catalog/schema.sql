@@ -7,6 +7,8 @@
 -- insert, which a referencing row refuses; so restores and edits of referenced rows failed. The store
 -- checks every reference (catalog.models.REFERENCES) inside each write's transaction instead, before
 -- COMMIT. A version-1 file is rebuilt to this schema on its first writable open (catalog.store).
+-- Version 3: providers.parent_company (+ source URL, date) and the certification_scopes table (issue #18);
+-- a version-2 file is rebuilt the same way.
 
 CREATE TABLE IF NOT EXISTS catalog_meta (
     key   VARCHAR PRIMARY KEY,
@@ -77,7 +79,11 @@ CREATE TABLE IF NOT EXISTS providers (
         CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
     notes                VARCHAR,
     row_version          INTEGER NOT NULL DEFAULT 1,
-    updated_by           VARCHAR NOT NULL DEFAULT 'seed'
+    updated_by           VARCHAR NOT NULL DEFAULT 'seed',
+    -- Added in schema version 3: the ultimate parent as a current ownership source names it.
+    parent_company             VARCHAR,
+    parent_company_source_url  VARCHAR,
+    parent_company_as_of       VARCHAR
 );
 
 -- Evidence for a provider's legal seat and certifications: one sourced row per (provider, field).
@@ -213,4 +219,24 @@ CREATE TABLE IF NOT EXISTS workshop_votes (
     weight_points_json  VARCHAR NOT NULL,
     updated_at          TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (session_code, participant)
+);
+
+-- Schema version 3: what each held certification covers (services, countries, GPU compute), with its own
+-- source. A certificate that does not cover the GPU service or the offer's country does not count for it.
+CREATE TABLE IF NOT EXISTS certification_scopes (
+    scope_id             VARCHAR PRIMARY KEY,  -- '<provider_id>:<certification>'
+    provider_id          VARCHAR NOT NULL,  -- -> providers
+    certification        VARCHAR NOT NULL,
+    covers_gpu_compute   VARCHAR NOT NULL CHECK (covers_gpu_compute IN ('yes', 'no', 'not stated')),
+    scope_services       VARCHAR NOT NULL,     -- as the source states it
+    scope_countries      VARCHAR,              -- ';'-separated ISO codes; empty = the source names no country limit
+    source_url           VARCHAR NOT NULL,
+    as_of                VARCHAR NOT NULL,
+    as_of_date           DATE NOT NULL,
+    verification_status  VARCHAR NOT NULL
+        CHECK (verification_status IN ('claimed', 'verified', 'benchmarked')),
+    notes                VARCHAR,
+    row_version          INTEGER NOT NULL DEFAULT 1,
+    updated_by           VARCHAR NOT NULL DEFAULT 'seed',
+    UNIQUE (provider_id, certification)
 );

@@ -25,6 +25,13 @@ Mapping rules (each one keeps "never infer a value" intact):
   the country but the region text does not carry it).
 * Price method: the 2026-10-10 collector read Azure, OCI and RunPod through their price APIs and the
   Vast.ai offer search (``api``); every other price was read from a page (``page``).
+* A newer ``offers.csv`` row for the same offer, price type, term and upfront share *supersedes* the
+  older one: the older price gets ``valid_to`` = the newer one's ``valid_from`` (history is kept, as
+  the importer does for imported prices), so only the newest observation is current.
+* ``certification_scopes.csv`` holds what each held certification covers (services, countries, GPU
+  compute), one sourced row per provider and certificate; every token of a provider's
+  ``certifications`` fact needs its scope row and vice versa (seed test).
+* ``providers.csv`` names the ultimate parent in ``parent_company`` with its own source and date.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from pydantic import ValidationError
 
 from catalog.errors import SeedError
 from catalog.models import (
+    CertificationScope,
     GpuAlias,
     GpuModel,
     GpuSpec,
@@ -68,12 +76,15 @@ SPEC_MODEL = {
     "RTX 6000 Ada": "RTX 6000 Ada",
     "RTX 4000 Ada": "RTX 4000 Ada",
     "RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
+    "RTX PRO 6000 Blackwell Max-Q": "RTX PRO 6000 Blackwell Max-Q",
+    "B300 SXM": "B300",
     "MI300X": "MI300X",
 }
 #: Models sold in one form factor only (per their gpu_specs rows), so an offer that omits it still
 #: has a known spec. H100/H200/A100 come as SXM and PCIe/NVL and are deliberately not here.
 SINGLE_FORM_MODELS = frozenset(
-    {"B200", "L40S", "L4", "RTX 6000 Ada", "RTX 4000 Ada", "RTX PRO 6000 Blackwell", "MI300X"}
+    {"B200", "B300", "L40S", "L4", "RTX 6000 Ada", "RTX 4000 Ada", "RTX PRO 6000 Blackwell",
+     "RTX PRO 6000 Blackwell Max-Q", "MI300X"}
 )
 _API_COLLECTED = {"azure", "oracle", "runpod", "vastai"}
 _COLLECTOR_URL = "ewyluda/gpu-price-index/blob/ab49c8081de81f1dae5f8f7e7d46af80b68c35d6/data/observations"
@@ -96,6 +107,7 @@ class SeedRows:
     offers: list[Offer] = field(default_factory=list)
     prices: list[Price] = field(default_factory=list)
     region_countries: list[RegionCountry] = field(default_factory=list)
+    certification_scopes: list[CertificationScope] = field(default_factory=list)
 
 
 def _read(path: Path) -> list[dict[str, str]]:
@@ -234,8 +246,20 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
             "as_of": r["as_of"],
             "verification_status": r.get("verification_status") or "claimed",
             "notes": r["notes"],
+            "parent_company": r.get("parent_company"),
+            "parent_company_source_url": r.get("parent_company_source_url"),
+            "parent_company_as_of": r.get("parent_company_as_of"),
         }
         out.providers.append(_validate(Provider, row, f"providers.csv line {i}"))
+
+    scopes_path = seed_dir / "certification_scopes.csv"
+    for i, r in enumerate(_read(scopes_path) if scopes_path.exists() else [], start=2):
+        row = {**r, "scope_id": f"{r['provider_id']}:{r['certification']}",
+               "verification_status": r["verification_status"] or "claimed"}
+        scope = _validate(CertificationScope, row, f"certification_scopes.csv line {i}")
+        if scope.provider_id not in provider_ids:
+            raise SeedError(f"certification_scopes.csv line {i}: {scope.scope_id} names an unknown provider")
+        out.certification_scopes.append(scope)
 
     offers: dict[str, Offer] = {}
     for i, r in enumerate(offer_rows, start=2):
@@ -299,6 +323,7 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
         }
         out.prices.append(_validate(Price, price_row, where))
     out.offers = list(offers.values())
+    out.prices = close_superseded(out.prices)
 
     provider_ids_known = {p.provider_id for p in out.providers}
     for i, r in enumerate(_read(seed_dir / "region_countries.csv"), start=2):
@@ -309,6 +334,30 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
             raise SeedError(f"region_countries.csv line {i}: unknown provider {region.provider_id!r}")
         out.region_countries.append(region)
     return out
+
+
+def close_superseded(prices: list[Price]) -> list[Price]:
+    """Close every price that a newer observation of the same offer, type, term and upfront share
+    replaces: ``valid_to`` = the newer ``valid_from``. The newest stays current (``valid_to`` empty).
+
+    >>> import datetime as dt
+    >>> base = dict(offer_id="o", price_type="on-demand", amount_per_gpu_hour=1, currency="EUR",
+    ...             source_url="https://example.org/p", retrieved_at="2026", method="page")
+    >>> old = Price(price_id="a", valid_from=dt.date(2025, 12, 30), **base)
+    >>> new = Price(price_id="b", valid_from=dt.date(2026, 7, 30), **{**base, "amount_per_gpu_hour": 1.1})
+    >>> [(p.price_id, p.valid_to) for p in close_superseded([old, new])]
+    [('a', datetime.date(2026, 7, 30)), ('b', None)]
+    """
+    groups: dict[tuple, list[Price]] = {}
+    for p in prices:
+        groups.setdefault((p.offer_id, p.price_type, p.term_months, p.upfront_pct, p.is_private), []).append(p)
+    closed: dict[str, Price] = {}
+    for group in groups.values():
+        ordered = sorted(group, key=lambda p: p.valid_from)
+        for older, newer in zip(ordered, ordered[1:], strict=False):
+            if newer.valid_from > older.valid_from:
+                closed[older.price_id] = older.model_copy(update={"valid_to": newer.valid_from})
+    return [closed.get(p.price_id, p) for p in prices]
 
 
 def rows_as_dicts(rows: Iterable) -> list[dict]:

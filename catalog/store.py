@@ -52,7 +52,9 @@ from catalog.seeding import SEED_DIR, SeedRows, load_seed
 #: 2: no SQL foreign keys between catalog tables (the store checks references), region_countries,
 #: offers.instance_type/last_seen, prices.last_seen/last_seen_source_url, prices > 0. A version-1 file is
 #: rebuilt on its first writable open (:func:`_migrate`), after a backup copy next to it.
-SCHEMA_VERSION = 2
+#: 3: providers.parent_company (+ source URL, date) and the certification_scopes table (issue #18); a
+#: version-2 file is rebuilt the same way (new columns empty, the new table from the seed).
+SCHEMA_VERSION = 3
 SCHEMA_SQL = Path(__file__).resolve().parent / "schema.sql"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: Environment variable that overrides the catalog location.
@@ -72,7 +74,7 @@ _PRIVATE_LOG_ENTRY = ("(l.table_name = 'prices' AND (coalesce(json_extract(l.bef
 _PRIVATE_MESSAGE = "(changed a private negotiated price: the message is shown to editors only)"
 
 #: Older schema versions a writable open upgrades in place (see :meth:`CatalogStore._migrate`).
-_MIGRATABLE = ("1",)
+_MIGRATABLE = ("1", "2")
 _DUCKDB_MAGIC = b"DUCK"
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
@@ -89,7 +91,8 @@ _TABLE_COLUMNS = {
         "provider_id", "name", "hq_country", "legal_seat_country", "parent_jurisdiction",
         "eu_data_residency", "eu_regions", "certifications", "uptime_sla_pct", "performance_sla",
         "support_model", "min_commitment", "burst_capacity", "source_url", "extra_source_urls", "as_of",
-        "as_of_date", "verification_status", "notes",
+        "as_of_date", "verification_status", "notes", "parent_company", "parent_company_source_url",
+        "parent_company_as_of",
     ],
     "provider_facts": [
         "fact_id", "provider_id", "field", "value", "source_url", "as_of", "as_of_date", "verification_status",
@@ -109,6 +112,10 @@ _TABLE_COLUMNS = {
     "region_countries": [
         "region_key", "provider_id", "region", "datacenter_country", "source_url", "as_of", "as_of_date",
         "verification_status", "notes",
+    ],
+    "certification_scopes": [
+        "scope_id", "provider_id", "certification", "covers_gpu_compute", "scope_services", "scope_countries",
+        "source_url", "as_of", "as_of_date", "verification_status", "notes",
     ],
 }
 # Insert order respects the foreign keys.
@@ -800,6 +807,18 @@ class _Writes:
             params.append(list(provider_ids))
         return self.cursor().execute(sql + " ORDER BY provider_id, field", params).df()
 
+    def certification_scopes(self, provider_ids: list[str] | None = None) -> pd.DataFrame:
+        """What each held certification covers (services, countries, GPU compute), with source and date."""
+        cols = [c for c in _TABLE_COLUMNS["certification_scopes"] if c != "as_of_date"]
+        if not self._has_table("certification_scopes"):
+            return pd.DataFrame(columns=cols)
+        sql = f"SELECT {', '.join(cols)} FROM certification_scopes"
+        params: list = []
+        if provider_ids is not None:
+            sql += " WHERE list_contains(?, provider_id)"
+            params.append(list(provider_ids))
+        return self.cursor().execute(sql + " ORDER BY provider_id, certification", params).df()
+
     @_store_write
     def save_scenario(self, name: str, scenario_json: str, scenario_version: int, *, client: str | None = None,
                       author: str | None = None) -> int:
@@ -991,7 +1010,9 @@ class CatalogStore(_Writes):
 
         A copy of the file is kept first (``<name>.v<found>.bak``). Each catalog table is copied aside,
         dropped and re-created from ``schema.sql``, and its rows are copied back column by column (columns
-        added since get their default, NULL). Tables new since (``region_countries``) start from the seed.
+        added since get their default, NULL; the version-3 parent-company columns take the seed's sourced
+        values for the providers it knows). Tables new since (``region_countries``, ``certification_scopes``)
+        start from the seed.
         """
         import shutil
 
@@ -1015,13 +1036,22 @@ class CatalogStore(_Writes):
                     names = ", ".join(cols)
                     con.execute(f"INSERT INTO {t} ({names}) SELECT {names} FROM _old_{t}")
                     con.execute(f"DROP TABLE _old_{t}")
-                if "region_countries" not in present:
+                if "providers" in present and "parent_company" not in old_columns["providers"]:
+                    # columns new in version 3: sourced values from the seed for the providers it knows
+                    for p in load_seed().providers:
+                        con.execute("UPDATE providers SET parent_company = ?, parent_company_source_url = ?, "
+                                    "parent_company_as_of = ? WHERE provider_id = ?",
+                                    [p.parent_company, p.parent_company_source_url, p.parent_company_as_of,
+                                     p.provider_id])
+                for new_table in ("region_countries", "certification_scopes"):
+                    if new_table in present:
+                        continue
                     seed = load_seed()
                     known = {r[0] for r in con.execute("SELECT provider_id FROM providers").fetchall()}
-                    seed.region_countries = [r for r in seed.region_countries if r.provider_id in known]
-                    frame = _frame(seed.region_countries, "region_countries")  # noqa: F841 (DuckDB scan)
-                    names = ", ".join(_TABLE_COLUMNS["region_countries"])
-                    con.execute(f"INSERT INTO region_countries ({names}) SELECT {names} FROM frame")
+                    rows = [r for r in getattr(seed, new_table) if r.provider_id in known]
+                    frame = _frame(rows, new_table)  # noqa: F841 (DuckDB scan)
+                    names = ", ".join(_TABLE_COLUMNS[new_table])
+                    con.execute(f"INSERT INTO {new_table} ({names}) SELECT {names} FROM frame")
                 con.execute("UPDATE catalog_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
                 con.execute("INSERT OR REPLACE INTO catalog_meta VALUES (?, ?)",
                             [f"migrated_from_v{found}", dt.datetime.now(dt.UTC).isoformat(timespec="seconds")])
@@ -1038,7 +1068,8 @@ class CatalogStore(_Writes):
         """Create tables added since the file was built (only ``CREATE TABLE IF NOT EXISTS``: additive,
         nothing existing is touched). A read-only file is left as it is; reads of a missing table then
         return no rows (:meth:`_has_table`)."""
-        if self.read_only or all(self._has_table(t) for t in ("provider_facts", "region_countries")):
+        if self.read_only or all(self._has_table(t)
+                                 for t in ("provider_facts", "region_countries", "certification_scopes")):
             return
         with _WRITE_LOCK:
             self._con.execute(SCHEMA_SQL.read_text())
@@ -1160,6 +1191,12 @@ class CatalogStore(_Writes):
                list_contains(CAST($eu AS VARCHAR[]), o.datacenter_country) AS is_eu_datacenter,
                p.parent_jurisdiction, p.eu_data_residency, p.hq_country, p.legal_seat_country, p.certifications,
                p.uptime_sla_pct, p.performance_sla, p.support_model, p.min_commitment, p.burst_capacity,
+               p.parent_company,
+               (SELECT string_agg(c.certification, ';' ORDER BY c.certification) FROM certification_scopes c
+                 WHERE c.provider_id = o.provider_id AND c.covers_gpu_compute = 'yes'
+                   AND (coalesce(c.scope_countries, '') = ''
+                        OR list_contains(string_split(c.scope_countries, ';'), o.datacenter_country)))
+                   AS certifications_in_scope,
                s.memory_bandwidth_tbps, s.bf16_dense_tflops, s.fp8_dense_tflops, s.tdp_watts,
                s.nvlink_bandwidth_gb_per_s_bidirectional, s.mig_max_instances,
                piv.on_demand_eur_per_gpu_hour, piv.spot_eur_per_gpu_hour, piv.reserved_eur_per_gpu_hour,

@@ -640,7 +640,11 @@ def build_decision_matrix(
         "form_factor": np.array([text_or_none(v) for v in col("form_factor")], dtype=object),
         "price_eur_per_gpu_hour": price,
         "legal_seat_country": np.array([text_or_none(v) for v in col("legal_seat_country")], dtype=object),
-        "certifications": np.array([text_or_none(v) for v in col("certifications")], dtype=object),
+        # A certificate counts for an offer only where its stated scope covers the GPU service and the offer's
+        # data-centre country (catalog ``certifications_in_scope``, issue #18); plain rows fall back to the list.
+        "certifications": np.array([text_or_none(v) for v in col(
+            "certifications_in_scope" if any("certifications_in_scope" in r for r in records) else "certifications")],
+            dtype=object),
     }
     return DecisionMatrix(values, CRITERIA, ids, labels, attributes, basis, today)
 

@@ -217,10 +217,10 @@ def draw_editor() -> None:
 
 
 def _certification_options(brief: ClientBrief) -> list[str]:
-    from catalog.models import certification_tokens
+    from catalog.coverage import certification_options  # held tokens + BSI-C5, SecNumCloud, ENS, HDS (#18)
     from ui.catalog import table
 
-    tokens = sorted({t for value in table("providers")["certifications"].dropna() for t in certification_tokens(value)})
+    tokens = certification_options(table("providers"))
     return sorted(set(tokens) | set(brief.required_certifications))
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from catalog.models import certification_tokens
+from catalog.coverage import certification_options
 from engine.money import from_eur, to_eur
 from engine.scoring import (
     CRITERIA,
@@ -177,13 +177,14 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         b.markdown("**Hard constraints** (filter before ranking)")
         for t in TOGGLES:
             b.toggle(CONSTRAINT_LABEL[t], key=_KEYS[t], help=CONSTRAINT_HELP[t])
-        held = sorted({t for v in offers(None, display.usd_per_eur)["certifications"].dropna()
-                       for t in certification_tokens(v)}
+        held = sorted(set(certification_options(offers(None, display.usd_per_eur)))
                       | set(ss[_KEYS["required_certifications"]]))
         b.multiselect(CONSTRAINT_LABEL["required_certifications"], held, key=_KEYS["required_certifications"],
                       placeholder="none required",
-                      help="The provider must state it holds every one of these (e.g. ISO27001, BSI-C5). A "
-                           "certificate not on record fails: most providers publish none in the consulted sources.")
+                      help="The provider must hold every one of these (e.g. BSI-C5, ISO27001) with a stated scope that "
+                           "covers the offer's GPU service and data-centre country; a certificate held for other "
+                           "products (OVHcloud SecNumCloud) or with an unstated scope does not count. A certificate "
+                           "not on record fails: most providers publish none in the consulted sources.")
         b.number_input(f"Maximum price ({sym} per GPU-hour)", min_value=0.01, value=None, step=0.1, format="%.2f",
                        key=_KEYS["max_price"], placeholder="no limit",
                        help="Applies to the effective price (the price basis on the right). No price stated: fails.")

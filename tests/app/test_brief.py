@@ -91,3 +91,10 @@ def test_a_page_override_is_shown_and_the_brief_can_be_reapplied(catalog_path):
     assert at.number_input(key="_tco_horizon_months").value == 36
     assert at.subheader[0].value.startswith("Over 3 years")
     assert any("this page follows it" in c.value for c in at.caption)
+
+
+def test_the_brief_offers_national_certification_schemes(catalog_path):
+    # Issue #18: BSI C5, SecNumCloud, ENS and HDS are selectable even where no provider's scope covers them.
+    at = open_page("app_pages/home.py")
+    picker = next(m for m in at.multiselect if m.label == "Required certifications")
+    assert {"BSI-C5", "SecNumCloud", "ENS", "HDS", "ISO27001"} <= set(picker.options)

@@ -132,3 +132,34 @@ def test_sovereignty_tab_shows_each_sourced_fact_and_marks_the_rest_not_found(ca
     assert row["legal_seat_country"] == "not found"
     summary = next(m.value for m in at.markdown if "contracting entity" in m.value)
     assert f"legal seat of **{len(seed.providers) - len(unknown)}**" in summary
+
+
+def test_home_shows_the_eu_sovereign_shortlist_coverage(catalog_path):
+    # Issue #18: Home says how many EU-parent H100/H200 SXM offers state fabric, data centre and a current price.
+    import datetime as dt
+
+    from catalog.coverage import shortlist_summary
+    from catalog.store import CatalogStore
+
+    with CatalogStore(catalog_path) as store:
+        expected = shortlist_summary(store.list_offers(None, usd_per_eur=1.1, today=dt.date.today()), dt.date.today())
+    at = run_page("app_pages/home.py")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["EU-parent H100/H200 SXM offers"] == str(expected["eu_parent_h100_h200_sxm"]) != "0"
+    assert metrics["… stating fabric, data centre and a current price"] == str(
+        expected["eu_parent_h100_h200_sxm_with_fabric_and_price"])
+    assert metrics["… of these on InfiniBand"] == str(expected["eu_parent_h100_h200_sxm_infiniband"])
+    assert any("Nebius" in c.value for c in at.caption)
+
+
+def test_the_eu_sovereign_filter_finds_the_offers_that_exist(catalog_path):
+    # Issue #18: "H100 SXM + InfiniBand + EU data centre + EU parent" returned nothing.
+    at = run_page("app_pages/providers.py")
+    at.multiselect(key="prov_gpu").set_value(["H100"])
+    at.multiselect(key="prov_form").set_value(["SXM"])
+    at.multiselect(key="prov_inter").set_value(["InfiniBand-NDR", "InfiniBand-HDR"])
+    at.multiselect(key="prov_jur").set_value(["EU"])
+    at.toggle(key="prov_eu").set_value(True).run()
+    assert _offer_count(at) >= 1
+    shown = at.dataframe[0].value
+    assert set(shown["gpu_model"]) == {"H100"}

@@ -87,7 +87,9 @@ def test_marking_a_workload_eu_only_moves_it_to_an_eu_venue(placement, catalog_f
 
 
 def test_an_impossible_requirement_is_explained_and_the_page_stays_usable(placement):
-    edit(placement, {0: {"needs_infiniband": True}})  # EU-owned provider + EU data centre + H100 + InfiniBand
+    # EU-owned provider + EU data centre + B200 + InfiniBand: no such offer is sourced (the catalog's EU-parent
+    # InfiniBand offers are H100/H200 since issue #18, and its B200 InfiniBand offers are not in EU data centres)
+    edit(placement, {0: {"needs_infiniband": True, "gpu_model": "B200"}})
     message = placement.error[0].value
     assert "This portfolio cannot be placed" in message
     assert "Workload 'fraud-scoring-api': no venue satisfies" in message

@@ -97,19 +97,30 @@ def test_a_constraint_toggle_reduces_the_ranked_count_and_reports_why(scoring):
     assert scoring.session_state["scenario"].scoring.constraints.sxm_only
 
 
-def test_sovereign_preset_explains_the_empty_ranking(scoring, catalog_path):
+def test_sovereign_preset_ranks_the_eu_infiniband_offers_and_explains_an_empty_ranking(scoring, catalog_path):
+    # Since issue #18 the catalog has EU-parent InfiniBand offers in EU data centres (Nebius H100/H200 SXM in FI/FR),
+    # so the sovereign preset ranks them; requiring BSI C5 on top empties the ranking (no C5 scope covers a GPU
+    # service), and the page explains which constraint removed what.
     expected = engine_ranking(catalog_path, "Sovereign training cluster")
     scoring.selectbox(key="_sc_preset").set_value("Sovereign training cluster").run()
     assert not scoring.exception
     assert not scoring.error
+    assert expected.ids and len(ranking(scoring)) == len(expected.ids)
+    with CatalogStore(catalog_path) as store:
+        frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
+    ranked = frame.set_index("offer_id").loc[list(expected.ids)]
+    assert set(ranked["parent_jurisdiction"]) == {"EU"} and ranked["is_eu_datacenter"].all()
+    assert ranked["inter_node"].str.startswith("InfiniBand").all()
+
+    scoring.multiselect(key="_sc_certs").set_value(["BSI-C5"]).run()
+    assert not scoring.exception
     message = scoring.warning[0].value
     assert "No offer is left to rank" in message
     for constraint in ("EU/EEA data centre only", "EU-controlled provider only", "InfiniBand between nodes only"):
         assert f"**{constraint}**: removes" in message
     assert "not stated" in message
-    assert not expected.ids
     left_out = excluded(scoring)
-    assert len(left_out) == len(expected.excluded)
+    assert len(left_out) == len(frame)
     assert left_out["Reasons"].str.len().gt(0).all()
     assert not any("Score" in d.value.columns for d in scoring.dataframe)
 

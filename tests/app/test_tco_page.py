@@ -47,10 +47,19 @@ def test_first_load_follows_the_client_brief_and_shows_a_verdict_totals_and_char
     assert metric(tco, "Rent reserved") == "not compared"  # the default has no committed price
 
 
-def test_issue_14_headline_metrics_and_curve_answer_the_same_horizon(tco):
+def test_issue_14_headline_metrics_and_curve_answer_the_same_horizon(catalog_path):
     """16 GPUs, 36 months, 60 %, Scaleway H100 SXM fr-par-2: before the fix the headline said owning saves ~EUR 30k a
     year while the next line said the purchase does not pay back in 36 months. Now the cheapest option named in the
     headline has the lowest 36-month total of the metrics, and those totals are the engine's cumulative ends."""
+    from catalog.store import CatalogStore
+
+    with CatalogStore(catalog_path, read_only=True) as store:  # the offer's current EUR price (issue #18: 2026-07-30)
+        prices = store.list_prices()
+    current = prices[(prices.offer_id == SCALEWAY_H100_SXM_8) & (prices.price_type == "on-demand")
+                     & prices.valid_to.isna()]
+    assert len(current) == 1 and current.iloc[0].currency == "EUR"
+    price_eur = round(float(current.iloc[0].amount_per_gpu_hour), 4)  # the page's price input keeps 4 decimals
+    tco = open_page("app_pages/tco.py")
     tco.selectbox(key="tco_on_demand_offer").set_value(SCALEWAY_H100_SXM_8).run()
     set_usage(tco, 16, 36, 0.60)
     text = headline(tco)
@@ -58,7 +67,7 @@ def test_issue_14_headline_metrics_and_curve_answer_the_same_horizon(tco):
     own, od = euros(metric(tco, "Own, total")), euros(metric(tco, "Rent on demand, total"))
     assert ("owning is the cheapest way to run 16 GPUs" in text) == (own < od)
     expected = evaluate_tco(TcoInputs(cluster_gpus=16, horizon_months=36, utilisation_fraction=0.6,
-                                      price_on_demand_eur_per_gpu_hour=2.8785))
+                                      price_on_demand_eur_per_gpu_hour=price_eur))
     assert own == pytest.approx(expected.cumulative_cost_eur["owned"][-1], abs=1)
     assert od == pytest.approx(expected.cumulative_cost_eur["on_demand"][-1], abs=1)
     assert "pays back" not in " ".join(m.value for m in tco.markdown)

@@ -53,7 +53,12 @@ def test_fp8_ready_changes_h100_costs_and_not_a100_costs(at):
     h100 = before["gpu"].str.startswith("H100")
     a100 = before["gpu"].str.startswith("A100")
     assert h100.sum() >= 2 and a100.sum() >= 2
-    assert (after.loc[h100, "cost_eur"] < before.loc[h100, "cost_eur"] * 0.9).all()
+    assert (after.loc[h100, "cost_eur"] < before.loc[h100, "cost_eur"]).all()
+    # FP8 shortens the compute part only: a communication-bound offer (e.g. Scaleway's H100-SXM-8 on a 20 Gbit/s
+    # private network, issue #18 data) gains less than 10 %, a compute-bound one at least 10 %.
+    compute_bound = h100 & (before["bound"] == "compute")
+    assert compute_bound.sum() >= 2
+    assert (after.loc[compute_bound, "cost_eur"] < before.loc[compute_bound, "cost_eur"] * 0.9).all()
     assert after.loc[h100, "uses_fp8"].all()
     np.testing.assert_allclose(after.loc[a100, "cost_eur"], before.loc[a100, "cost_eur"])
     assert not after.loc[a100, "uses_fp8"].any()

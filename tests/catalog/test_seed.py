@@ -1,6 +1,7 @@
 """Seed integrity: the embedded seed validates, references resolve, every row has a source and a date."""
 
 import csv
+import datetime as dt
 
 import pytest
 
@@ -71,21 +72,143 @@ def test_schema_checks_list_exactly_the_model_enums():
     sql = SCHEMA_SQL.read_text()
     for enum in [models.FormFactor, models.MemoryType, models.IntraNode, models.InterNode, models.Jurisdiction,
                  models.SupportModel, models.MinCommitment, models.Verification, models.PriceType,
-                 models.PriceMethod, models.Currency, models.ProviderFactField]:
+                 models.PriceMethod, models.Currency, models.ProviderFactField, models.GpuScope]:
         listed = "(" + ", ".join(f"'{e.value}'" for e in enum) + ")"
         assert listed in sql, f"schema.sql CHECK list for {enum.__name__} differs from the model enum"
 
 
-def test_seed_passes_the_hardware_truth_rules(seed):
-    from catalog.rules import RuleContext, check_offer
+def _seed_context(seed):
+    from catalog.models import EU_EEA_COUNTRIES
+    from catalog.rules import RuleContext
 
-    ctx = RuleContext(
+    eu: dict[str, set[str]] = {}
+    for o in seed.offers:
+        if o.datacenter_country in EU_EEA_COUNTRIES:
+            eu.setdefault(o.provider_id, set()).add(o.datacenter_country)
+    return RuleContext(
         specs={s.gpu_spec_id: s.model_dump() for s in seed.gpu_specs},
         gpu_models={g.gpu_model for g in seed.gpu_models},
         aliases={a.alias.lower(): a.gpu_model for a in seed.gpu_aliases},
+        offer_eu_countries_by_provider=eu,
     )
+
+
+def test_seed_passes_the_hardware_truth_rules(seed):
+    from catalog.rules import check_offer
+
+    ctx = _seed_context(seed)
     errors = [f for o in seed.offers for f in check_offer(o.model_dump(), ctx) if f.level == "error"]
     assert errors == []
+
+
+def test_seed_passes_the_ownership_rules(seed):
+    from catalog.rules import check_provider
+
+    ctx = _seed_context(seed)
+    errors = [f for p in seed.providers for f in check_provider(p.model_dump(), ctx, REVISION_DATE)
+              if f.level == "error"]
+    assert errors == []
+
+
+REVISION_DATE = dt.date(2026, 12, 3)  # the date this seed revision was checked against (issue #18)
+
+
+def test_every_eu_parent_names_its_parent_from_a_dated_source(seed):
+    # Issue #18: Taiga Cloud was marked EU although its parent is under non-EU control.
+    eu = [p for p in seed.providers if p.parent_jurisdiction == "EU"]
+    assert len(eu) >= 10
+    for p in eu:
+        assert p.parent_company and p.parent_company_source_url and p.parent_company_as_of, p.provider_id
+    taiga = next(p for p in seed.providers if p.provider_id == "taiga-cloud")
+    assert taiga.parent_jurisdiction != "EU" and taiga.eu_data_residency != "yes"
+    assert "Rumble" in taiga.parent_company and "Tether" in taiga.parent_company
+
+
+def test_certification_tokens_and_scope_rows_match(seed):
+    # Every held certificate has a scope row (services, countries, GPU compute) and vice versa.
+    tokens = {(f.provider_id, t) for f in seed.provider_facts if f.field == "certifications"
+              for t in models.certification_tokens(f.value)}
+    scoped = {(c.provider_id, c.certification) for c in seed.certification_scopes}
+    assert tokens == scoped
+    assert len({c.scope_id for c in seed.certification_scopes}) == len(seed.certification_scopes)
+
+
+def test_certification_scope_corrections_of_issue_18(seed):
+    facts = {(f.provider_id, f.field): f for f in seed.provider_facts}
+    ovh = models.certification_tokens(facts[("ovhcloud", "certifications")].value)
+    assert not {"SOC1", "SOC2", "SOC3"} & set(ovh)  # only OVHcloud US lists them
+    scope = {(c.provider_id, c.certification): c for c in seed.certification_scopes}
+    snc = scope[("ovhcloud", "SecNumCloud")]
+    assert snc.covers_gpu_compute == "no" and snc.scope_countries == ["FR"]
+    assert scope[("ovhcloud", "ISO27001")].covers_gpu_compute == "yes"
+    # Scaleway's ISO 27001 / HDS rest on a blog sentence, not a certificate page: claimed, not verified.
+    assert facts[("scaleway", "certifications")].verification_status == "claimed"
+    assert {scope[("scaleway", c)].verification_status for c in ("ISO27001", "HDS")} == {"claimed"}
+    # BSI C5 is on record for Azure, AWS and Open Telekom Cloud, each with its scope.
+    assert {p for p, c in scope if c == "BSI-C5"} >= {"azure", "aws", "open-telekom-cloud"}
+
+
+def test_mig_and_variant_corrections_of_issue_18(seed):
+    specs = {s.gpu_spec_id: s for s in seed.gpu_specs}
+    assert specs["RTX PRO 6000 Blackwell"].mig_max_instances == 4
+    assert specs["B200"].mig_max_instances == 7
+    assert specs["B300 SXM"].memory_gb == 288 and specs["B300 SXM"].gpu_model == "B300"
+    assert specs["A100 PCIe 80GB"].nvlink_bandwidth_gb_per_s_bidirectional == 600
+    assert specs["RTX PRO 6000 Blackwell Max-Q"].tdp_watts == 300
+    for o in seed.offers:
+        if o.gpu_model == "RTX PRO 6000 Blackwell":
+            assert o.mig_supported is True, o.offer_id
+        if o.gpu_model == "B300":
+            assert o.gpu_spec_id == "B300 SXM", o.offer_id
+    hetzner = next(o for o in seed.offers if o.provider_id == "hetzner")
+    assert hetzner.gpu_spec_id == "RTX PRO 6000 Blackwell Max-Q"
+
+
+def test_a_newer_price_supersedes_the_older_one_and_history_is_kept(seed):
+    prices = [p for p in seed.prices if p.offer_id == "scaleway-h100-sxm-h100-sxm-8-80g-fr-par-2-eur"]
+    current = [p for p in prices if p.valid_to is None]
+    closed = [p for p in prices if p.valid_to is not None]
+    assert [p.amount_per_gpu_hour for p in current] == [pytest.approx(25.3308 / 8)]
+    assert [(p.amount_per_gpu_hour, p.valid_to) for p in closed] == [(pytest.approx(2.8785), dt.date(2026, 7, 30))]
+    for offer_id in ("digitalocean-h100-cg-unspecified", "digitalocean-h100-gpu-droplet-8x"):
+        now = [p.amount_per_gpu_hour for p in seed.prices if p.offer_id == offer_id and p.valid_to is None]
+        assert now == [4.41], offer_id
+    # one current price per offer, type, term and upfront share
+    keys = [(p.offer_id, p.price_type, p.term_months, p.upfront_pct) for p in seed.prices if p.valid_to is None]
+    assert len(keys) == len(set(keys))
+
+
+def test_no_marketplace_price_is_an_artefact_far_below_the_providers_own_tier(seed):
+    # Issue #18: RunPod Community MI300X at USD 0.50 (21 % of RunPod's Secure Cloud price) was a collector
+    # artefact. A marketplace (Community) price under 40 % of the same provider's Secure price is rejected.
+    prices = {p.offer_id: p.amount_per_gpu_hour for p in seed.prices if p.valid_to is None and p.price_type == "on-demand"}
+    offers = {o.offer_id: o for o in seed.offers}
+    secure = {(o.provider_id, o.gpu_model, o.form_factor): prices[o.offer_id] for o in offers.values()
+              if "secure" in o.offer_id and o.offer_id in prices}
+    for o in offers.values():
+        ref = secure.get((o.provider_id, o.gpu_model, o.form_factor))
+        if "community" in o.offer_id and o.offer_id in prices and ref:
+            assert prices[o.offer_id] >= 0.4 * ref, (o.offer_id, prices[o.offer_id], ref)
+
+
+def test_verified_rows_older_than_90_days_say_they_were_not_rechecked(seed):
+    from catalog.models import as_of_lower_bound
+    from catalog.rules import needs_recheck_mark
+
+    rows = [(r.verification_status, as_of_lower_bound(r.as_of), r.notes)
+            for r in [*seed.offers, *seed.provider_facts, *seed.certification_scopes]]
+    rows += [(p.verification_status, p.valid_from, p.notes) for p in seed.prices]
+    unmarked = [r for r in rows if needs_recheck_mark(r[0], r[1], r[2], REVISION_DATE)]
+    assert unmarked == []
+    assert sum(r[0] == "verified" for r in rows) > 50  # the check has rows to look at
+
+
+def test_sources_md_describes_this_revision():
+    # Issue #18: SOURCES.md still described an earlier revision. Its file table must match the files.
+    text = (SEED_DIR / "SOURCES.md").read_text()
+    for name in ("offers.csv", "providers.csv", "gpu_specs.csv", "provider_facts.csv", "certification_scopes.csv"):
+        rows = sum(1 for _ in csv.DictReader((SEED_DIR / name).open()))
+        assert f"| `{name}` | {rows} |" in text, f"SOURCES.md does not state the {rows} rows of {name}"
 
 
 def test_sovereignty_facts_have_one_home_and_clean_tokens(seed):

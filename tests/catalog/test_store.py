@@ -120,7 +120,9 @@ def test_other_schema_version_is_refused_with_the_fix(catalog_path):
     con.execute("UPDATE catalog_meta SET value = '99' WHERE key = 'schema_version'")
     con.close()
     before = catalog_path.read_bytes()
-    with pytest.raises(SchemaVersionError, match="version 99.*reads version 2.*move it aside"):
+    from catalog.store import SCHEMA_VERSION
+
+    with pytest.raises(SchemaVersionError, match=f"version 99.*reads version {SCHEMA_VERSION}.*move it aside"):
         CatalogStore(catalog_path)
     assert catalog_path.read_bytes() == before
 

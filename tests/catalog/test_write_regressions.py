@@ -12,7 +12,7 @@ import pytest
 from catalog.errors import CatalogError, ChangeValidationError
 from catalog.importer import preview_table_import
 from catalog.models import ChangeSet, Editor, RowChange
-from catalog.store import CatalogStore
+from catalog.store import SCHEMA_VERSION, CatalogStore
 
 ALICE = Editor(name="alice@example.com", role="editor")
 OFFER = "aws-h100-sxm-p5-48xlarge-us-east-1"
@@ -196,12 +196,44 @@ def test_a_version_1_catalog_is_upgraded_in_place_with_a_backup(tmp_path, catalo
     with pytest.raises(CatalogError, match="read-only, so it cannot be upgraded"):
         CatalogStore(old, read_only=True)
     with CatalogStore(old) as upgraded:
-        assert upgraded.meta()["schema_version"] == "2"
+        assert upgraded.meta()["schema_version"] == str(SCHEMA_VERSION)
         assert len(upgraded.table("region_countries")) == region_rows > 50
         assert upgraded.content_checksum() == expected
         # and the upgraded file takes the edit that schema 1 refused
         upgraded.apply_changes(ChangeSet(changes=[edited(upgraded, "offers", OFFER, notes="ok")], message="x"), ALICE)
     assert (tmp_path / "v1.duckdb.v1.bak").exists()
+
+
+def test_a_version_2_catalog_is_upgraded_with_parent_companies_and_certification_scopes(tmp_path, catalog_path):
+    """#18: a schema-2 file (no parent_company columns, no certification_scopes) opens, keeps every row and
+    gets the seed's sourced parent companies and certification scopes (else every EU provider fails the
+    ownership rules after an upgrade)."""
+    from pathlib import Path
+
+    v2_sql = (Path(__file__).parent / "data" / "schema_v2.sql").read_text()
+    with CatalogStore(catalog_path) as fresh:
+        expected = fresh.content_checksum()
+        scopes = len(fresh.certification_scopes())
+        parents = fresh.table("providers").set_index("provider_id")["parent_company"].to_dict()
+    old = tmp_path / "v2.duckdb"
+    con = duckdb.connect(str(old))
+    con.execute(v2_sql)
+    con.execute(f"ATTACH '{catalog_path}' AS src (READ_ONLY)")
+    for table in ("catalog_meta", "gpu_models", "gpu_aliases", "gpu_specs", "providers", "provider_facts", "offers",
+                  "prices", "region_countries", "change_sets", "change_log"):
+        cols = [r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE database_name = 'v2' "
+                                          "AND table_name = ?", [table]).fetchall()]
+        names = ", ".join(cols)
+        con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM src.{table}")
+    con.execute("UPDATE catalog_meta SET value = '2' WHERE key = 'schema_version'")
+    con.close()
+    with CatalogStore(old) as upgraded:
+        assert upgraded.meta()["schema_version"] == str(SCHEMA_VERSION) == "3"
+        assert len(upgraded.certification_scopes()) == scopes > 40
+        assert upgraded.table("providers").set_index("provider_id")["parent_company"].to_dict() == parents
+        assert parents["nebius"] and parents["taiga-cloud"]
+        assert upgraded.content_checksum() == expected
+    assert (tmp_path / "v2.duckdb.v2.bak").exists()
 
 
 def test_verification_older_than_90_days_is_shown_as_not_rechecked(store):
