@@ -1589,7 +1589,9 @@ def _optimised_reason(p: _Prepared, i: int, k: int, cv: int, opts: _Options) -> 
         text += f", {_pct(cov[last])} for {last + 1}"
     text += f" → {_gpus(k)} committed on {v.venue_id[cv]}"
     if v.reserved_is_estimated[cv]:
-        text += f" (reserved rate estimated: on demand x (1 - {v.reserved_estimate_source[cv] or 'a discount'}))"
+        text += (" (reserved rate = on demand x (1 - your assumed discount), not a published price)"
+                 if v.reserved_estimate_source[cv] == "your assumed discount"
+                 else " (reserved rate estimated from the Epoch AI discount)")
     if k < free:
         text += (f"; the capacity of {v.venue_id[cv]} ({v.capacity_gpus[cv]:g} GPUs, shared) holds it below "
                  f"the {free} it would pay to commit")
