@@ -137,12 +137,17 @@ def scope_summary(scope: OfferScope, residency: Residency | None = None) -> str:
 def flags_text(row: pd.Series | dict, today: dt.date | None = None) -> str:
     """'⚠ price outlier · ⚠ stale (412 d)' for a catalog row; '' when nothing to flag."""
     out = []
-    if bool(row.get("price_outlier") or False):
+    if is_true(row.get("price_outlier")):
         out.append("⚠ price outlier")
-    if bool(row.get("is_stale") or False):
+    if is_true(row.get("is_stale")):
         days = _age_days(row.get("as_of_date"), today)
         out.append(f"⚠ stale ({days} d)" if days is not None else "⚠ stale")
     return " · ".join(out)
+
+
+def is_true(value: object) -> bool:
+    """True for a true flag; False for False, None, NaN and pandas NA (a missing flag is no flag)."""
+    return value is not None and not (not isinstance(value, str) and pd.isna(value)) and bool(value)
 
 
 def _age_days(value: object, today: dt.date | None) -> int | None:

@@ -410,7 +410,7 @@ def _where(catalog: pd.DataFrame, ids: list[str | None]) -> str:
     if rows.empty:
         return "—"
     eu_dc = rows["is_eu_datacenter"].fillna(False).astype(bool).all()
-    juris = "/".join(sorted(rows["parent_jurisdiction"].fillna("unknown").unique()))
+    juris = "/".join(sorted(rows["parent_jurisdiction"].fillna("not stated").unique()))
     return f"{'EU data centre' if eu_dc else 'outside EU or not stated'} · {juris} provider"
 
 

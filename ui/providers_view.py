@@ -122,6 +122,8 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
                                                             help=offer_scope.OUTLIER_HELP),
         "source_url": st.column_config.LinkColumn("Source", display_text="source ↗"),
     }
+    for col in [*PRICE_COLUMNS, "reserved_term_months", "uptime_sla_pct", "gpus_per_node"]:
+        config[col]["width"] = 92  # wide enough for the "not stated" of an empty cell
     return out[columns], config
 
 

@@ -426,16 +426,17 @@ def verdict(scored: Scored, mc: MonteCarloResult, display: DisplaySettings) -> s
         fragile = int(weighted[int(np.argmin(margin))])
         if fragile not in picks:
             picks.append(fragile)
+        of = " of the weight that counts" if r.uninformative else ""
         parts = [f"the weight of {r.criteria[j].label} is between **{iv.lower[j]:.0%} and {iv.upper[j]:.0%}** "
-                 f"(now {w[j]:.0%})" for j in picks]
+                 f"(now {w[j]:.0%}{of})" for j in picks]
         text += "It stays first while " + ", and while ".join(parts) + " (the other weights keep their proportions). "
     text += (f"It is first in **{mc.p_first[top]:.0%} of {mc.n_samples:,} weight draws** around these weights "
              f"(concentration {mc.concentration:g}).")
     row = scored.offers.iloc[top]
-    if bool(row.get("is_stale") or False):
+    if offer_scope.is_true(row.get("is_stale")):
         text += (f"\n\n⚠ **The #1's data is stale**: observed {row['as_of']}, more than {STALE_AFTER_DAYS} days "
                  "ago. Check the price and the facts at the source before relying on them.")
-    if bool(row.get("price_outlier") or False):
+    if offer_scope.is_true(row.get("price_outlier")):
         text += (f"\n\n⚠ **The #1's price is flagged as an outlier** ({row['price_outlier_reason']}); it is ranked "
                  "because you chose to use price outliers.")
     return text
@@ -449,7 +450,8 @@ def notes(scored: Scored) -> list[str]:
         out.append(f"**Inert: {r.inert_share:.0%} of your weight.** {len(r.uninformative)} weighted criteria separate "
                    f"none of the ranked offers (all equal, or stated by none of them): "
                    f"{', '.join(_criterion_label(n) for n in r.uninformative)}. Their weight is not counted: the "
-                   "scores use the other criteria, rescaled to 100 % (see *Assumptions and criterion mappings*).")
+                   "scores, the verdict's weight ranges and the charts use the other criteria, rescaled to 100 % "
+                   "(*the weight that counts*; see *Assumptions and criterion mappings*).")
     if r.stated_vs_not:
         out.append(f"Only one value is stated among the ranked offers for "
                    f"{', '.join(_criterion_label(n) for n in r.stated_vs_not)}: an offer stating it scores best on "

@@ -566,6 +566,16 @@ def _stale_note(rows: pd.DataFrame) -> str:
             "before relying on it.")
 
 
+def _outlier_note(rows: pd.DataFrame) -> str:
+    """A warning when a headline rests on a flagged price outlier the user chose to use ('' when none does)."""
+    flagged = rows[rows["flags"].str.contains("price outlier")].drop_duplicates("offer_id")
+    if flagged.empty:
+        return ""
+    names = " and ".join(_name(r) for _, r in flagged.iterrows())
+    return (f"\n\n⚠ **Price outlier used:** {names}: far below (or above) every other price of this GPU model "
+            "(see its reason under Providers); it is used because you switched *Use price outliers* on.")
+
+
 def _left_out_counts(priced: Priced) -> str:
     left = priced.left_out["reason"].astype(str)
     n_outlier = int(left.str.contains("price outlier").sum())
@@ -598,7 +608,7 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
         text = f"**Cheapest:** {_name(cheap)} at **{money(cheap.cost_eur, display, 0)} per job**, {_duration(cheap.time_hours)}. "
         text += ("It is also the fastest." if fast.offer_id == cheap.offer_id else
                  f"**Fastest:** {_name(fast)}: **{_duration(fast.time_hours)}**, {money(fast.cost_eur, display, 0)} per job.")
-        return f"{text}{_stale_note(pd.DataFrame([cheap, fast]))}\n\n{counts}"
+        return f"{text}{_stale_note(pd.DataFrame([cheap, fast]))}{_outlier_note(pd.DataFrame([cheap, fast]))}\n\n{counts}"
     target = section.latency_target_s
     if cheap.meets_latency_target:
         text = (f"**Cheapest within the {target:g} s latency target:** {_name(cheap)} at **{money(cheap.cost_eur, display)} "
@@ -610,7 +620,7 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
                 f"batch size or raise the target. Cheapest anyway: {_name(cheap)} at {money(cheap.cost_eur, display)} "
                 f"per million tokens. ")
     text += f"**Lowest latency:** {_name(fast)}, {fast.request_latency_s:.1f} s at {money(fast.cost_eur, display)} per million tokens."
-    return f"{text}{_stale_note(pd.DataFrame([cheap, fast]))}\n\n{counts}"
+    return f"{text}{_stale_note(pd.DataFrame([cheap, fast]))}{_outlier_note(pd.DataFrame([cheap, fast]))}\n\n{counts}"
 
 
 def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
@@ -671,9 +681,9 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
         unit, div = _time_unit(priced.ranked["time_hours"])
         out["time"] = out["time_hours"] / div
         middle = {
-            "cost_eur": st.column_config.NumberColumn("Cost per job", format=f"{sym}%,d", help="GPU-hours x price per GPU-hour"),
+            "cost_eur": st.column_config.NumberColumn("Cost per job", format=f"{sym}%,.0f", help="GPU-hours x price per GPU-hour"),
             "time": st.column_config.NumberColumn(f"Time ({unit})", format="%.1f", help="Wall-clock time of the job"),
-            "gpu_hours": st.column_config.NumberColumn("GPU-hours", format="%,d"),
+            "gpu_hours": st.column_config.NumberColumn("GPU-hours", format="%,.0f"),
             "layout": st.column_config.TextColumn("Layout", help="Tensor x context x pipeline x data parallel degrees "
                                                   "(auto: the smallest that fits this GPU's memory)"),
             "efficiency_pct": st.column_config.NumberColumn(
@@ -684,21 +694,21 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
                 "checkpoints and restarts take the rest (Young/Daly)"),
             "mfu_pct": st.column_config.NumberColumn("MFU", format="%.0f%%",
                                                      help="Model FLOPs / (peak x step time), failures excluded"),
-            "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,d",
+            "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,.0f",
                                                         help="All-in: GPU at load + server's non-GPU share, x PUE"),
-            "emissions_kg": st.column_config.NumberColumn("Emissions (kg CO2e)", format="%,d",
+            "emissions_kg": st.column_config.NumberColumn("Emissions (kg CO2e)", format="%,.0f",
                                                           help=f"not stated: {EMISSIONS_NOT_COMPUTED} (data-centre country not stated)"),
             "uses_fp8": st.column_config.CheckboxColumn("FP8", help="Trained at the FP8 peak (FP8-ready and the GPU has one)"),
         }
     else:
         middle = {
             "cost_eur": money_column("Per M tokens", display, "Cost per million generated tokens, at the utilisation set above"),
-            "cost_eur_per_day": st.column_config.NumberColumn("Per day", format=f"{sym}%,d",
+            "cost_eur_per_day": st.column_config.NumberColumn("Per day", format=f"{sym}%,.0f",
                                                               help="Whole replicas for the tokens per day, 24 h each"),
             "gpus_needed": st.column_config.NumberColumn("GPUs", format="%d", help="Whole replicas x GPUs per replica"),
             "request_latency_s": st.column_config.NumberColumn("Latency (s)", format="%.2f", help="First token + all output tokens"),
             "meets_latency_target": st.column_config.CheckboxColumn(f"≤ {section.latency_target_s:g} s"),
-            "tokens_per_s_per_gpu": st.column_config.NumberColumn("Tokens/s per GPU", format="%,d"),
+            "tokens_per_s_per_gpu": st.column_config.NumberColumn("Tokens/s per GPU", format="%,.0f"),
             "tensor_parallel_degree": st.column_config.NumberColumn("GPUs per replica", format="%d"),
             "gpu_hours": st.column_config.NumberColumn("GPU-h per M tokens", format="%.2f"),
             "energy_kwh": st.column_config.NumberColumn("kWh per M tokens", format="%.2f",

@@ -274,3 +274,22 @@ def test_a_stale_headline_price_is_warned_about(at, catalog_path):
     stale = bool(catalog.at[cheapest, "is_stale"]) or bool(catalog.at[fastest, "is_stale"])
     assert ("⚠ **Stale price:**" in _verdict(at)) == stale
     assert (table["flags"].str.contains("stale") == catalog.loc[table.index, "is_stale"].to_numpy()).all()
+
+
+def test_the_flagged_mi300x_is_not_the_cheapest_job_unless_included(at, catalog_path):
+    """The issue's case: with stated defaults for missing fabric and no residency filter, the RunPod Community
+    MI300X (about EUR 0.48/GPU-h) was 'Cheapest: ... per job'."""
+    catalog = _catalog(catalog_path)
+    flagged = set(catalog.index[catalog["on_demand_is_outlier"]])
+    at.segmented_control(key="_wl_policy").set_value("assume_default").run()
+    at.toggle(key="_wl_scope_res_eu_resident_only").set_value(False).run()
+    assert not at.exception
+    table = ranking(at)
+    assert table.index[0] not in flagged and not flagged & set(table.index)
+    assert "Price outlier used" not in _verdict(at)
+    at.toggle(key="_wl_scope_outliers").set_value(True).run()
+    with_outliers = ranking(at)
+    assert flagged & set(with_outliers.index)
+    if with_outliers.index[0] in flagged:  # it is the cheapest job once used: the headline says what it rests on
+        assert "⚠ **Price outlier used:**" in _verdict(at)
+    assert at.session_state["scenario"].workload.scope.include_price_outliers

@@ -1,0 +1,72 @@
+"""ui.offer_scope: one place reads and sets every page's offer scope (the client brief uses it), picker labels
+tell node sizes and regions apart, and the filter is engine.scoring.apply_constraints with reasons."""
+
+import pandas as pd
+import pytest
+
+from engine.scope import OfferScope, Residency, WorkloadFit
+from engine.scoring import Constraints
+from ui.offer_scope import PAGES, filter_offers, page_scope, picker_label, picker_labels, with_page_scope
+from ui.scenario import Scenario
+
+
+def test_defaults_answer_the_consultants_case():
+    scenario = Scenario()
+    scope, residency = page_scope(scenario, "scoring")
+    assert scope.gpu_models == ("H100",) and scope.memory_floor_gb() == pytest.approx(70.0)
+    assert residency.eu_resident_only and residency.eu_jurisdiction_only  # the default preset's
+    assert page_scope(scenario, "workload")[1] == Residency(eu_resident_only=True)
+    assert not any(page_scope(scenario, p)[0].include_price_outliers for p in PAGES)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_with_page_scope_round_trips_on_every_page(page):
+    scope = OfferScope(gpu_models=("H200",), fit=WorkloadFit(model_params_b=405, n_gpus=64),
+                       include_price_outliers=True)
+    residency = Residency(eu_legal_seat_only=True, required_certifications=("BSI-C5",))
+    scenario = with_page_scope(Scenario(), page, scope, residency)
+    assert page_scope(scenario, page) == (scope, residency)
+    others = [p for p in PAGES if p != page]
+    assert all(page_scope(scenario, p) == page_scope(Scenario(), p) for p in others)
+    assert Scenario.model_validate_json(scenario.model_dump_json()) == scenario  # saved and shared as it is
+
+
+def test_scoring_keeps_its_other_constraints_when_residency_is_set():
+    base = with_page_scope(Scenario(), "scoring", residency=Residency())
+    base = base.model_copy(update={"scoring": base.scoring.model_copy(
+        update={"constraints": base.scoring.constraints.model_copy(update={"sxm_only": True})})})
+    scenario = with_page_scope(base, "scoring", residency=Residency(eu_resident_only=True))
+    assert scenario.scoring.constraints.sxm_only and scenario.scoring.constraints.eu_resident_only
+
+
+def test_picker_labels_tell_node_sizes_and_regions_apart():
+    rows = pd.DataFrame([
+        {"offer_id": "a", "provider_name": "Scaleway", "gpu_model": "L4", "form_factor": "PCIe", "gpus_per_node": 2,
+         "region": "fr-par-1"},
+        {"offer_id": "b", "provider_name": "Scaleway", "gpu_model": "L4", "form_factor": "PCIe", "gpus_per_node": 8,
+         "region": "fr-par-1"},
+        {"offer_id": "c", "provider_name": "Scaleway", "gpu_model": "L4", "form_factor": "PCIe", "gpus_per_node": 8,
+         "region": "fr-par-2", "is_stale": True, "as_of_date": "2025-01-01"},
+        {"offer_id": "d", "provider_name": "X", "gpu_model": "H100", "form_factor": None, "gpus_per_node": None,
+         "region": None, "price_outlier": True},
+        {"offer_id": "e", "provider_name": "X", "gpu_model": "H100", "form_factor": None, "gpus_per_node": None,
+         "region": None},
+    ])
+    labels = picker_labels(rows)
+    assert labels.is_unique
+    assert labels[0] == "Scaleway · L4 PCIe · 2 GPUs · fr-par-1"
+    assert labels[2].startswith("Scaleway · L4 PCIe · 8 GPUs · fr-par-2 ⚠ stale (")
+    assert labels[3] == "X · H100 · node size not stated · region not stated · d ⚠ price outlier"
+    assert "None" not in " ".join(labels) and "nan" not in " ".join(labels)
+    assert picker_label(rows.iloc[3].to_dict(), flags=False) == "X · H100 · node size not stated · region not stated"
+
+
+def test_filter_offers_reads_the_price_type_in_use():
+    frame = pd.DataFrame({"offer_id": ["a", "b"], "on_demand_is_outlier": [True, False],
+                          "on_demand_outlier_reason": ["price outlier: far below", None],
+                          "spot_is_outlier": [False, False], "spot_outlier_reason": [None, None]})
+    c = Constraints(exclude_price_outliers=True)
+    keep, why = filter_offers(frame, c, ["on_demand_eur_per_gpu_hour"])
+    assert keep.tolist() == [False, True] and why == ["price outlier: far below", ""]
+    keep, _ = filter_offers(frame, c, ["spot_eur_per_gpu_hour"])
+    assert keep.all()
