@@ -81,6 +81,21 @@ def with_page_scope(scenario: Scenario, page: str, scope: OfferScope | None = No
     return scenario.model_copy(update={page: section.model_copy(update=update)})
 
 
+#: Widget-state key prefixes of each page's scope controls (Scoring's residency toggles are its constraints').
+WIDGET_PREFIXES = {
+    "scoring": ("_sc_scope_", "_sc_eu_dc", "_sc_eu_jur", "_sc_eu_seat", "_sc_certs"),
+    "workload": ("_wl_scope_",),
+    "placement": ("_pl_scope_",),
+}
+
+
+def forget_widgets(page: str) -> None:
+    """Drop the page's scope widget state, so its controls redraw from the scenario (call after
+    :func:`with_page_scope` changed a page the user has already visited)."""
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(WIDGET_PREFIXES[page])]:
+        del st.session_state[key]
+
+
 # --------------------------------------------------------------------------------------------------
 # Filtering (one implementation: engine.scoring.apply_constraints)
 # --------------------------------------------------------------------------------------------------
