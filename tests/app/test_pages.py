@@ -165,6 +165,9 @@ def test_the_eu_sovereign_filter_finds_the_offers_that_exist(catalog_path):
     assert set(shown["gpu_model"]) == {"H100"}
 def test_providers_flags_price_outliers_and_never_shows_none_or_nan(catalog_path):
     """Issue 14: a flagged outlier carries its reason on the Providers page; missing values read 'not stated'."""
+    from tests.app.synthetic import add_h100_price_outlier
+
+    add_h100_price_outlier(catalog_path)  # at least one flagged row, whatever the seed holds
     at = run_page("app_pages/providers.py")
     table = next(d for d in at.dataframe if "flags" in d.value.columns)
     frame = table.value

@@ -19,6 +19,7 @@ from engine.outliers import price_outlier_columns
 from engine.scope import OfferScope, scope_constraints
 from engine.scoring import PRESETS, ScoringResult, build_decision_matrix, rank_alternatives
 from tests.app.conftest import open_page
+from tests.app.synthetic import add_h100_price_outlier
 from ui.offer_scope import picker_labels
 from ui.scenario import ScoringSection
 
@@ -305,21 +306,22 @@ def test_criteria_that_separate_nothing_are_reported_as_inert(scoring, catalog_p
     assert ranking(scoring).columns.str.endswith("(inert)").sum() == len(expected.uninformative)
 
 
-def test_a_price_outlier_is_left_out_unless_included(scoring, catalog_path):
-    widen_to_any_gpu(scoring)
-    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+def test_a_price_outlier_is_left_out_unless_included(catalog_path):
+    """A synthetic EU H100 at EUR 0.25/GPU-h (far below every other H100) would win the default ranking."""
+    offer_id = add_h100_price_outlier(catalog_path)
+    scoring = open_page("app_pages/scoring.py")
     frame = catalog_frame(catalog_path).set_index("offer_id")
-    flagged = frame[frame["on_demand_is_outlier"]]
-    assert len(flagged), "the seed has at least one flagged on-demand price"
-    assert not ranking(scoring)["Flags"].str.contains("price outlier").any()
+    assert frame.at[offer_id, "on_demand_is_outlier"]
+    label = frame.at[offer_id, "offer_label"]
+    assert label not in text(scoring) and not ranking(scoring)["Flags"].str.contains("price outlier").any()
     why = excluded(scoring).set_index("Offer")
-    assert why.loc[list(flagged["offer_label"]), "Reasons"].str.startswith("price outlier: ").all()
-    top = engine_ranking(catalog_path, "Cheapest inference", OfferScope())
-    assert not frame.at[top.top, "price_outlier"]
+    assert why.at[label, "Reasons"].startswith("price outlier: this on-demand price is")
+    assert "**Price outliers left out**: removes 1 of" in text(scoring)
     scoring.toggle(key="_sc_scope_outliers").set_value(True).run()
     assert not scoring.exception
-    table = ranking(scoring)
-    assert table["Flags"].str.contains("price outlier").sum() == len(flagged)
+    assert f"**#1 {label}**" in text(scoring)  # once used, it wins on price
+    assert "The #1's price is flagged as an outlier" in text(scoring)
+    assert ranking(scoring)["Flags"].iloc[0].startswith("⚠ price outlier")
 
 
 def test_the_verdict_warns_when_the_winner_is_stale(scoring, catalog_path):
