@@ -28,7 +28,7 @@ from catalog.store import STALE_AFTER_DAYS
 from engine.outliers import MODIFIED_Z_CUTOFF, PRICE_TYPES, RATIO_CUTOFF, outlier_in
 from engine.scope import FIT_USES, OfferScope, Residency, WorkloadFit
 from engine.scoring import Constraints, apply_constraints
-from ui.scenario import Scenario
+from ui.scenario import ClientBrief, Scenario
 
 #: Scenario sections that carry an offer scope.
 PAGES = ("scoring", "workload", "placement")
@@ -79,6 +79,26 @@ def with_page_scope(scenario: Scenario, page: str, scope: OfferScope | None = No
         else:
             update["residency"] = residency
     return scenario.model_copy(update={page: section.model_copy(update=update)})
+
+
+def scope_from_brief(brief: ClientBrief, page: str, current: OfferScope | None = None) -> OfferScope:
+    """The offer scope the client brief asks of ``page``: its GPU class everywhere but Placement (whose workloads
+    name their own GPU model), and on Scoring the brief's model as a full fine-tune sharded over its cluster
+    (Workload cost checks the fit of its own job). The outlier opt-in and a typed minimum memory are kept."""
+    current = current or OfferScope()
+    if page == "placement":
+        return current
+    fit = None
+    if page == "scoring" and brief.model_params_billion:
+        fit = WorkloadFit(model_params_b=brief.model_params_billion, use=current.fit.use if current.fit else "training",
+                          n_gpus=brief.cluster_gpus)
+    return current.model_copy(update={"gpu_models": brief.gpu_models, "fit": fit if page == "scoring" else current.fit})
+
+
+def residency_from_brief(brief: ClientBrief) -> Residency:
+    """The brief's residency and certification requirements."""
+    return Residency(eu_resident_only=brief.eu_resident_only, eu_jurisdiction_only=brief.eu_jurisdiction_only,
+                     eu_legal_seat_only=brief.eu_legal_seat_only, required_certifications=brief.required_certifications)
 
 
 #: Widget-state key prefixes of each page's scope controls (Scoring's residency toggles are its constraints').

@@ -427,7 +427,7 @@ def verdict(scored: Scored, mc: MonteCarloResult, display: DisplaySettings) -> s
         if fragile not in picks:
             picks.append(fragile)
         of = " of the weight that counts" if r.uninformative else ""
-        parts = [f"the weight of {r.criteria[j].label} is between **{iv.lower[j]:.0%} and {iv.upper[j]:.0%}** "
+        parts = [f"the weight of {r.criteria[j].label} is between **{iv.lower[j] + 0.0:.0%} and {iv.upper[j]:.0%}** "
                  f"(now {w[j]:.0%}{of})" for j in picks]
         text += "It stays first while " + ", and while ".join(parts) + " (the other weights keep their proportions). "
     text += (f"It is first in **{mc.p_first[top]:.0%} of {mc.n_samples:,} weight draws** around these weights "

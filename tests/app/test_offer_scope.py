@@ -6,16 +6,27 @@ import pytest
 
 from engine.scope import OfferScope, Residency, WorkloadFit
 from engine.scoring import Constraints
-from ui.offer_scope import PAGES, filter_offers, page_scope, picker_label, picker_labels, with_page_scope
-from ui.scenario import Scenario
+from ui.offer_scope import (
+    PAGES,
+    filter_offers,
+    page_scope,
+    picker_label,
+    picker_labels,
+    residency_from_brief,
+    scope_from_brief,
+    with_page_scope,
+)
+from ui.scenario import ClientBrief, Scenario
 
 
 def test_defaults_answer_the_consultants_case():
     scenario = Scenario()
+    brief = scenario.brief  # 16 H100-class GPUs, a 70B model, EU data centre
     scope, residency = page_scope(scenario, "scoring")
-    assert scope.gpu_models == ("H100",) and scope.memory_floor_gb() == pytest.approx(70.0)
-    assert residency.eu_resident_only and residency.eu_jurisdiction_only  # the default preset's
-    assert page_scope(scenario, "workload")[1] == Residency(eu_resident_only=True)
+    assert scope.gpu_models == brief.gpu_models and "H100" in scope.gpu_models
+    assert scope.memory_floor_gb() == pytest.approx(16 * brief.model_params_billion / brief.cluster_gpus)
+    assert residency.eu_resident_only == brief.eu_resident_only
+    assert page_scope(scenario, "workload")[1] == residency
     assert not any(page_scope(scenario, p)[0].include_price_outliers for p in PAGES)
 
 
@@ -82,3 +93,26 @@ def test_forget_widgets_drops_only_that_pages_scope_keys(monkeypatch):
     assert set(state) == {"_wl_price", "_sc_eu_dc", "_sc_scope_fit_on", "_sc_w_support_score", "scenario"}
     offer_scope.forget_widgets("scoring")
     assert set(state) == {"_wl_price", "_sc_w_support_score", "scenario"}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_defaults_agree_with_the_brief(page):
+    """Applying the default brief to any page changes nothing: the first load already answers the brief."""
+    scenario = Scenario()
+    scope, residency = page_scope(scenario, page)
+    assert scope_from_brief(scenario.brief, page, scope) == scope
+    if page != "placement":  # placement's workloads carry their own EU rules; the brief's are opt-in there
+        assert residency_from_brief(scenario.brief) == residency
+
+
+def test_a_brief_reaches_scoring_and_workload():
+    brief = ClientBrief(gpu_class="MI300X", model_params_billion=405, cluster_gpus=64, eu_jurisdiction_only=True)
+    scenario = Scenario()
+    for page in ("scoring", "workload"):
+        scope, _ = page_scope(scenario, page)
+        scenario = with_page_scope(scenario, page, scope_from_brief(brief, page, scope), residency_from_brief(brief))
+    scope, residency = page_scope(scenario, "scoring")
+    assert scope.gpu_models == ("MI300X",) and scope.memory_floor_gb() == pytest.approx(16 * 405 / 64)
+    assert residency.eu_jurisdiction_only
+    assert page_scope(scenario, "workload")[0].gpu_models == ("MI300X",)
+    assert page_scope(scenario, "workload")[0].fit is None

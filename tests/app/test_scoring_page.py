@@ -40,14 +40,14 @@ def catalog_frame(catalog_path: Path) -> pd.DataFrame:
 
 
 def engine_ranking(catalog_path: Path, preset: str, scope: OfferScope | None = None, *, constraints=None,
-                   **kwargs) -> ScoringResult:
-    """The engine's ranking under ``preset`` and ``scope`` (default: the page's default scope), with the preset's
-    constraints or the ones given."""
+                   first_load: bool = False, **kwargs) -> ScoringResult:
+    """The engine's ranking under ``preset`` and ``scope`` (default: the page's default scope). The hard
+    constraints are the ones given, else the client brief's on first load (``first_load``), else the preset's."""
     p = PRESETS[preset]
     basis = kwargs.pop("price_basis", "on_demand")
     matrix = build_decision_matrix(catalog_frame(catalog_path), price_basis=basis, reference_date=dt.date.today(),
                                    label_columns=("offer_label",))
-    base = p.constraints if constraints is None else constraints
+    base = constraints if constraints is not None else ScoringSection().constraints if first_load else p.constraints
     return rank_alternatives(matrix, p.weights(), constraints=scope_constraints(
         ScoringSection().scope if scope is None else scope, None, base), **kwargs)
 
@@ -77,9 +77,7 @@ def top_label(result: ScoringResult) -> str:
 
 def test_first_load_ranks_the_regulated_enterprise_preset(scoring, catalog_path):
     # the preset's weights with the client brief's constraints (the default brief: EU data centre required)
-    from ui.scenario import Scenario
-
-    expected = engine_ranking(catalog_path, "Regulated enterprise", constraints=Scenario().scoring.constraints)
+    expected = engine_ranking(catalog_path, "Regulated enterprise", first_load=True)
     assert expected.ids, "the seed catalog ranks offers under the default preset"
     table = ranking(scoring)
     assert len(table) == len(expected.ids)
@@ -250,14 +248,16 @@ def test_first_load_ranks_only_the_clients_gpu_class_that_holds_the_model(scorin
     """The consultant's brief: 16 H100 for a 70B fine-tune. No L4 (24 GB) may rank above (or beside) an H100."""
     table = ranking(scoring)
     frame = catalog_frame(catalog_path).set_index("offer_id")
-    expected = engine_ranking(catalog_path, "Regulated enterprise")
+    expected = engine_ranking(catalog_path, "Regulated enterprise", first_load=True)
     ranked = frame.loc[list(expected.ids)]
+    client_class = ScoringSection().scope.gpu_models  # the brief's class: H100, H100 NVL, H200
+    assert "H100" in client_class and "L4" not in client_class
     assert len(table) == len(expected.ids) > 0
-    assert (ranked["gpu_model"] == "H100").all() and (ranked["memory_gb"] >= 70).all()
-    assert table["GPU"].str.startswith("H100").all()
+    assert ranked["gpu_model"].isin(client_class).all() and (ranked["memory_gb"] >= 70).all()
+    assert table["GPU"].str.startswith(("H100", "H200")).all()
     assert not table["GPU"].str.startswith(("L4", "L40S")).any()
-    assert any("H100 only · at least 70 GB per GPU" in c.value for c in scoring.caption)
-    assert "**GPU class: H100**: removes" in text(scoring)
+    assert any(f"{' or '.join(client_class)} only · at least 70 GB per GPU" in c.value for c in scoring.caption)
+    assert f"**GPU class: {' or '.join(client_class)}**: removes" in text(scoring)
 
 
 def test_a_model_that_must_fit_decides_which_gpus_compete(scoring, catalog_path):
@@ -266,7 +266,7 @@ def test_a_model_that_must_fit_decides_which_gpus_compete(scoring, catalog_path)
     assert not scoring.exception
     frame = catalog_frame(catalog_path).set_index("offer_id")
     fits = engine_ranking(catalog_path, "Regulated enterprise", ScoringSection().scope.model_copy(
-        update={"gpu_models": ()}))
+        update={"gpu_models": ()}), first_load=True)
     assert len(ranking(scoring)) == len(fits.ids) > 0
     assert (frame.loc[list(fits.ids), "memory_gb"] >= 70).all()
     why = excluded(scoring)
@@ -294,7 +294,7 @@ def test_a_provider_ranking_beside_the_offer_ranking(scoring):
 
 
 def test_criteria_that_separate_nothing_are_reported_as_inert(scoring, catalog_path):
-    expected = engine_ranking(catalog_path, "Regulated enterprise")
+    expected = engine_ranking(catalog_path, "Regulated enterprise", first_load=True)
     assert expected.uninformative, "the seed's EU H100 offers state no SLA or support: those weights are inert"
     note = next(c.value for c in scoring.caption if "Inert:" in c.value)
     assert f"**Inert: {expected.inert_share:.0%} of your weight.**" in note
@@ -319,13 +319,16 @@ def test_a_price_outlier_is_left_out_unless_included(catalog_path):
     assert "**Price outliers left out**: removes 1 of" in text(scoring)
     scoring.toggle(key="_sc_scope_outliers").set_value(True).run()
     assert not scoring.exception
-    assert f"**#1 {label}**" in text(scoring)  # once used, it wins on price
-    assert "The #1's price is flagged as an outlier" in text(scoring)
-    assert ranking(scoring)["Flags"].iloc[0].startswith("⚠ price outlier")
+    used = engine_ranking(catalog_path, "Regulated enterprise", ScoringSection().scope.model_copy(
+        update={"include_price_outliers": True}), first_load=True)
+    assert offer_id in used.ids and len(ranking(scoring)) == len(used.ids)
+    assert ranking(scoring)["Flags"].str.startswith("⚠ price outlier").sum() == 1
+    assert (f"**#1 {label}**" in text(scoring)) == (used.top == offer_id)
+    assert ("The #1's price is flagged as an outlier" in text(scoring)) == (used.top == offer_id)
 
 
 def test_the_verdict_warns_when_the_winner_is_stale(scoring, catalog_path):
-    expected = engine_ranking(catalog_path, "Regulated enterprise")
+    expected = engine_ranking(catalog_path, "Regulated enterprise", first_load=True)
     stale = bool(catalog_frame(catalog_path).set_index("offer_id").at[expected.top, "is_stale"])
     verdict = next(m.value for m in scoring.markdown if m.value.startswith("**#1"))
     assert ("The #1's data is stale" in verdict) == stale

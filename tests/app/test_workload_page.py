@@ -48,6 +48,7 @@ def test_workload_page_ranks_offers_on_first_load(at):
 
 
 def test_fp8_ready_changes_h100_costs_and_not_a100_costs(at):
+    at.multiselect(key="_wl_scope_gpus").set_value([]).run()  # any GPU class: H100 and A100 side by side
     before = ranking(at)
     at.toggle(key="_wl_t_fp8").set_value(True).run()
     assert not at.exception
