@@ -31,19 +31,20 @@ def test_ranking_and_contribution_chart_update_after_a_weight_change(page: Page,
 
 
 def test_scoring_starts_like_for_like_and_ranks_providers_too(page: Page, app_url: str):
-    """Issue 14 item 3: the first load ranks only the client's GPU class that holds the model (H100, 70 GB per
-    GPU for a 70B fine-tune on 16 GPUs), says so, and shows a provider-level ranking beside the offers."""
+    """Issue 14 item 3: the first load ranks only the brief's GPU class (H100 / H200) that holds its model (70 GB
+    per GPU for a 70B fine-tune on 16 GPUs), says so, and shows a provider-level ranking beside the offers."""
     page.goto(f"{app_url}/scoring")
     expect(page.get_by_role("heading", name="Provider scoring")).to_be_visible(timeout=30_000)
     gpu_class = page.locator('[data-testid="stMultiSelect"]').filter(has_text="GPU class")
-    expect(gpu_class).to_contain_text("H100", timeout=30_000)
+    for model in ("H100", "H100 NVL", "H200"):
+        expect(gpu_class).to_contain_text(model, timeout=60_000)
+    expect(gpu_class).not_to_contain_text("L4")
     expect(page.get_by_text(re.compile(r"Fit: a 70B model, training or full fine-tune on 16 GPUs, needs at least "
                                        r"70 GB per GPU"))).to_be_visible()
     verdict = page.get_by_text(re.compile(r"^#1 .+ wins with a weighted-sum score"))
-    expect(verdict).to_contain_text("H100", timeout=30_000)
-    expect(page.get_by_text(re.compile(r"Ranked: H100 only · at least 70 GB per GPU"))).to_be_visible()
-    funnel = page.get_by_text(re.compile(r"GPU class: H100: removes \d+ of \d+"))
-    expect(funnel).to_be_visible()
+    expect(verdict).to_contain_text(re.compile(r"#1 [^·]+ · H(100|200)"), timeout=30_000)
+    expect(page.get_by_text(re.compile(r"Ranked: H100 or H100 NVL or H200 only · at least 70 GB per GPU"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"GPU class: H100 or H100 NVL or H200: removes \d+ of \d+"))).to_be_visible()
 
     by_provider = page.get_by_role("tab", name=re.compile(r"By provider: best offer each \(\d+\)"))
     by_provider.click()
@@ -51,9 +52,9 @@ def test_scoring_starts_like_for_like_and_ranks_providers_too(page: Page, app_ur
         has_text="a provider with many node sizes or regions counts once")
     expect(panel.locator('[data-testid="stDataFrame"]')).to_be_visible(timeout=20_000)
 
-    # A memory floor above every H100 leaves nothing to rank, and the page says which step removed them.
+    # A memory floor above every GPU of the class (H200: 141 GB) leaves nothing to rank, and says which step did.
     memory = page.get_by_role("spinbutton", name="Min. memory per GPU (GB)")
-    memory.fill("90")
+    memory.fill("200")
     memory.press("Enter")
     expect(page.get_by_text(re.compile(r"No offer is left to rank"))).to_be_visible(timeout=30_000)
-    expect(page.get_by_text(re.compile(r"Memory per GPU at least 90 GB: removes \d+ of \d+"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Memory per GPU at least 200 GB: removes \d+ of \d+"))).to_be_visible()
