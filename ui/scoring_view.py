@@ -272,6 +272,8 @@ def _reason_kind(reason: str) -> str:
         return "too little memory"
     if reason.startswith("price outlier"):
         return "price outlier"
+    if reason.startswith("GPU class: "):  # 'GPU class: L4, not H100 or H200' -> 'L4' (the class is in the label)
+        return reason.removeprefix("GPU class: ").split(", not ")[0]
     detail = reason.split(": ", 1)[1] if ": " in reason else reason
     return detail[4:-1] if detail.startswith("no (") and detail.endswith(")") else detail
 
