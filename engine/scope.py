@@ -19,8 +19,10 @@ Memory rule (:func:`memory_need_gb_per_gpu`)
 * **Training or full fine-tune**: weights, gradients and AdamW state take 16 bytes per parameter in mixed
   precision (2 B BF16 weights + 2 B gradients + 12 B FP32 master weights, momentum and variance:
   Rajbhandari et al., "ZeRO", SC 2020, section 3.1; EleutherAI "Transformer Math 101", 2023), sharded over
-  every GPU of the cluster (ZeRO-3 / FSDP): need = 16 N / n_gpus. The same figure
-  (``TrainingJob.training_state_bytes_per_param``) decides "does not fit" on the Workload cost page.
+  every GPU of the cluster (ZeRO-3 / FSDP), in the 90 % of memory usable for training:
+  need = 16 N / (n_gpus x 0.9). Both figures are the Workload cost page's own
+  (``TrainingJob.training_state_bytes_per_param``, ``training_memory_usable_fraction``), which adds the
+  activations to decide "does not fit": an offer this rule leaves out never fits there.
 * **Serving**: the weights (2 B per parameter in BF16, 1 B in FP8, 0.5 B in INT4) split over a
   tensor-parallel group inside one node of at most 8 GPUs, of which 90 % of memory is usable (vLLM's
   default ``--gpu-memory-utilization 0.9``): need = N b / (min(n_gpus, 8) x 0.9). Both constants are
@@ -90,18 +92,19 @@ def memory_need_gb_per_gpu(n_params: float | np.ndarray, use: str, n_gpus: int |
 
     Examples
     --------
-    A 70B full fine-tune on 16 GPUs: 16 B x 70e9 / 16 = 70 GB per GPU (an 80 GB H100 holds it, a 48 GB
-    L40S does not). Serving it in BF16 on one 8-GPU node: 140 GB / (8 x 0.9) = 19.4 GB per GPU.
+    A 70B full fine-tune on 16 GPUs: 16 B x 70e9 / (16 x 0.9) = 77.8 GB per GPU (an 80 GB H100 holds its
+    state, a 48 GB L40S does not). Serving it in BF16 on one 8-GPU node: 140 GB / (8 x 0.9) = 19.4 GB per GPU.
 
-    >>> float(memory_need_gb_per_gpu(70e9, "training", 16))
-    70.0
+    >>> round(float(memory_need_gb_per_gpu(70e9, "training", 16)), 1)
+    77.8
     >>> round(float(memory_need_gb_per_gpu(70e9, "serving-bf16", 16)), 1)
     19.4
     """
     bytes_per_param = BYTES_PER_PARAM[use]
     gpus = np.asarray(n_gpus, dtype=float)
     if use == "training":
-        return np.asarray(n_params, dtype=float) * bytes_per_param / gpus / 1e9
+        usable = DEFAULT_ASSUMPTIONS.training_memory_usable_fraction
+        return np.asarray(n_params, dtype=float) * bytes_per_param / (gpus * usable) / 1e9
     a = DEFAULT_ASSUMPTIONS
     group = np.minimum(gpus, float(a.max_tensor_parallel_degree))
     return np.asarray(n_params, dtype=float) * bytes_per_param / (group * a.inference_memory_usable_fraction) / 1e9
@@ -121,7 +124,7 @@ class WorkloadFit(BaseModel):
         return float(memory_need_gb_per_gpu(self.model_params_b * 1e9, self.use, self.n_gpus))
 
     def describe(self) -> str:
-        """'a 70B model, training or full fine-tune on 16 GPUs, needs at least 70 GB per GPU'."""
+        """'a 70B model, training or full fine-tune on 16 GPUs, needs at least 78 GB per GPU'."""
         use = FIT_USES[self.use].split(" (")[0].lower()
         spread = f"on {self.n_gpus} GPUs" if self.use == "training" else (
             f"on {min(self.n_gpus, DEFAULT_ASSUMPTIONS.max_tensor_parallel_degree)} GPUs per replica")
@@ -167,8 +170,8 @@ def scope_constraints(scope: OfferScope | None = None, residency: Residency | No
     """``base`` (default: none) narrowed by the scope and the residency, as one :class:`Constraints`.
 
     >>> c = scope_constraints(OfferScope(gpu_models=("H100",), fit=WorkloadFit()), Residency(eu_resident_only=True))
-    >>> c.gpu_models, c.min_memory_gb_per_gpu, c.exclude_price_outliers, c.eu_resident_only
-    (('H100',), 70.0, True, True)
+    >>> c.gpu_models, round(c.min_memory_gb_per_gpu, 1), c.exclude_price_outliers, c.eu_resident_only
+    (('H100',), 77.8, True, True)
     """
     update: dict[str, object] = {}
     if scope is not None:

@@ -154,7 +154,7 @@ class ScoringSection(BaseModel):
     group_code: str | None = None  # group-weighting session of a workshop
     group_votes: dict[str, dict[str, float]] = Field(default_factory=dict)  # participant -> weight points
     # Like-for-like (ui.offer_scope): which offers compete. Default: the brief's GPU class (H100 / H200),
-    # holding its 70B model as a full fine-tune sharded over its 16 GPUs (70 GB per GPU). Residency stays in
+    # holding its 70B model as a full fine-tune sharded over its 16 GPUs (78 GB per GPU). Residency stays in
     # ``constraints``.
     scope: OfferScope = OfferScope(gpu_models=DEFAULT_BRIEF.gpu_models, fit=WorkloadFit(
         model_params_b=DEFAULT_BRIEF.model_params_billion or 70.0, use="training", n_gpus=DEFAULT_BRIEF.cluster_gpus))

@@ -24,7 +24,7 @@ def test_defaults_answer_the_consultants_case():
     brief = scenario.brief  # 16 H100-class GPUs, a 70B model, EU data centre
     scope, residency = page_scope(scenario, "scoring")
     assert scope.gpu_models == brief.gpu_models and "H100" in scope.gpu_models
-    assert scope.memory_floor_gb() == pytest.approx(16 * brief.model_params_billion / brief.cluster_gpus)
+    assert scope.memory_floor_gb() == pytest.approx(16 * brief.model_params_billion / brief.cluster_gpus / 0.9)
     assert residency.eu_resident_only == brief.eu_resident_only
     assert page_scope(scenario, "workload")[1] == residency
     assert not any(page_scope(scenario, p)[0].include_price_outliers for p in PAGES)
@@ -112,7 +112,7 @@ def test_a_brief_reaches_scoring_and_workload():
         scope, _ = page_scope(scenario, page)
         scenario = with_page_scope(scenario, page, scope_from_brief(brief, page, scope), residency_from_brief(brief))
     scope, residency = page_scope(scenario, "scoring")
-    assert scope.gpu_models == ("MI300X",) and scope.memory_floor_gb() == pytest.approx(16 * 405 / 64)
+    assert scope.gpu_models == ("MI300X",) and scope.memory_floor_gb() == pytest.approx(16 * 405 / 64 / 0.9)
     assert residency.eu_jurisdiction_only
     assert page_scope(scenario, "workload")[0].gpu_models == ("MI300X",)
     assert page_scope(scenario, "workload")[0].fit is None

@@ -253,25 +253,25 @@ def test_first_load_ranks_only_the_clients_gpu_class_that_holds_the_model(scorin
     client_class = ScoringSection().scope.gpu_models  # the brief's class: H100, H100 NVL, H200
     assert "H100" in client_class and "L4" not in client_class
     assert len(table) == len(expected.ids) > 0
-    assert ranked["gpu_model"].isin(client_class).all() and (ranked["memory_gb"] >= 70).all()
+    assert ranked["gpu_model"].isin(client_class).all() and (ranked["memory_gb"] >= 70 / 0.9).all()
     assert table["GPU"].str.startswith(("H100", "H200")).all()
     assert not table["GPU"].str.startswith(("L4", "L40S")).any()
-    assert any(f"{' or '.join(client_class)} only · at least 70 GB per GPU" in c.value for c in scoring.caption)
+    assert any(f"{' or '.join(client_class)} only · at least 78 GB per GPU" in c.value for c in scoring.caption)
     assert f"**GPU class: {' or '.join(client_class)}**: removes" in text(scoring)
 
 
 def test_a_model_that_must_fit_decides_which_gpus_compete(scoring, catalog_path):
     widen_to_any_gpu(scoring)
-    scoring.toggle(key="_sc_scope_fit_on").set_value(True).run()  # 70B full fine-tune on 16 GPUs: 70 GB per GPU
+    scoring.toggle(key="_sc_scope_fit_on").set_value(True).run()  # 70B full fine-tune on 16 GPUs: 78 GB per GPU
     assert not scoring.exception
     frame = catalog_frame(catalog_path).set_index("offer_id")
     fits = engine_ranking(catalog_path, "Regulated enterprise", ScoringSection().scope.model_copy(
         update={"gpu_models": ()}), first_load=True)
     assert len(ranking(scoring)) == len(fits.ids) > 0
-    assert (frame.loc[list(fits.ids), "memory_gb"] >= 70).all()
+    assert (frame.loc[list(fits.ids), "memory_gb"] >= 70 / 0.9).all()
     why = excluded(scoring)
     small = why[why["Offer"].str.contains(" · L4 ")]
-    assert len(small) and small["Reasons"].str.contains("memory 24 GB per GPU, below the 70 GB needed").all()
+    assert len(small) and small["Reasons"].str.contains("memory 24 GB per GPU, below the 78 GB needed").all()
     # served in INT4 on one 8-GPU node the same model needs 35 GB / 7.2 = 4.9 GB per GPU: the L4 competes
     scoring.selectbox(key="_sc_scope_fit_use").set_value("serving-int4").run()
     scoring.number_input(key="_sc_scope_fit_n").set_value(8).run()

@@ -31,7 +31,7 @@ def test_ranking_and_contribution_chart_update_after_a_weight_change(page: Page,
 
 
 def test_scoring_starts_like_for_like_and_ranks_providers_too(page: Page, app_url: str):
-    """Issue 14 item 3: the first load ranks only the brief's GPU class (H100 / H200) that holds its model (70 GB
+    """Issue 14 item 3: the first load ranks only the brief's GPU class (H100 / H200) that holds its model (78 GB
     per GPU for a 70B fine-tune on 16 GPUs), says so, and shows a provider-level ranking beside the offers."""
     page.goto(f"{app_url}/scoring")
     expect(page.get_by_role("heading", name="Provider scoring")).to_be_visible(timeout=30_000)
@@ -40,10 +40,10 @@ def test_scoring_starts_like_for_like_and_ranks_providers_too(page: Page, app_ur
         expect(gpu_class).to_contain_text(model, timeout=60_000)
     expect(gpu_class).not_to_contain_text("L4")
     expect(page.get_by_text(re.compile(r"Fit: a 70B model, training or full fine-tune on 16 GPUs, needs at least "
-                                       r"70 GB per GPU"))).to_be_visible()
+                                       r"78 GB per GPU"))).to_be_visible()
     verdict = page.get_by_text(re.compile(r"^#1 .+ wins with a weighted-sum score"))
     expect(verdict).to_contain_text(re.compile(r"#1 [^·]+ · H(100|200)"), timeout=30_000)
-    expect(page.get_by_text(re.compile(r"Ranked: H100 or H100 NVL or H200 only · at least 70 GB per GPU"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Ranked: H100 or H100 NVL or H200 only · at least 78 GB per GPU"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"GPU class: H100 or H100 NVL or H200: removes \d+ of \d+"))).to_be_visible()
 
     by_provider = page.get_by_role("tab", name=re.compile(r"By provider: best offer each \(\d+\)"))
