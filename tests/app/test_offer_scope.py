@@ -116,3 +116,13 @@ def test_a_brief_reaches_scoring_and_workload():
     assert residency.eu_jurisdiction_only
     assert page_scope(scenario, "workload")[0].gpu_models == ("MI300X",)
     assert page_scope(scenario, "workload")[0].fit is None
+
+
+def test_required_certifications_count_only_within_their_scope_as_on_scoring():
+    """A certificate held for other services (catalog certifications_in_scope, issue #18) does not pass the
+    Workload and Placement filter either: the same column the Scoring matrix reads."""
+    frame = pd.DataFrame({"offer_id": ["a", "b"], "certifications": ["ISO27001;SecNumCloud", "ISO27001"],
+                          "certifications_in_scope": ["ISO27001", "ISO27001"]})
+    keep, why = filter_offers(frame, Constraints(required_certifications=("SecNumCloud",)), [])
+    assert keep.tolist() == [False, False]
+    assert why[0] == "certifications: SecNumCloud not on record"
