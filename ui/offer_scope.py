@@ -170,13 +170,13 @@ def scope_summary(scope: OfferScope, residency: Residency | None = None) -> str:
 
 
 def flags_text(row: pd.Series | dict, today: dt.date | None = None) -> str:
-    """'⚠ price outlier · ⚠ stale (412 d)' for a catalog row; '' when nothing to flag."""
+    """'⚠ price outlier · ⚠ stale price (412 d)' for a catalog row; '' when nothing to flag."""
     out = []
     if is_true(row.get("price_outlier")):
         out.append("⚠ price outlier")
-    if is_true(row.get("is_stale")):
-        days = _age_days(row.get("as_of_date"), today)
-        out.append(f"⚠ stale ({days} d)" if days is not None else "⚠ stale")
+    days = price_age_days(row, today)
+    if days is not None and days > STALE_AFTER_DAYS:
+        out.append(f"⚠ stale price ({days} d)")
     return " · ".join(out)
 
 
@@ -185,10 +185,31 @@ def is_true(value: object) -> bool:
     return value is not None and not (not isinstance(value, str) and pd.isna(value)) and bool(value)
 
 
-def _age_days(value: object, today: dt.date | None) -> int | None:
+def _date(value: object) -> pd.Timestamp | None:
+    """The earliest day a catalog date means ('2026' -> 2026-01-01, '2026-10' -> 2026-10-01); None if missing."""
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
-    return int((pd.Timestamp(today or dt.date.today()) - pd.Timestamp(value)).days)
+    try:
+        return pd.Timestamp(str(value)[:10])
+    except ValueError:
+        return None
+
+
+def price_date(row: pd.Series | dict) -> pd.Timestamp | None:
+    """When the offer's current price was retrieved (``price_retrieved_at``), else when the offer was observed."""
+    return _date(row.get("price_retrieved_at")) or _date(row.get("as_of_date")) or _date(row.get("as_of"))
+
+
+def price_age_days(row: pd.Series | dict, today: dt.date | None = None) -> int | None:
+    """Days since :func:`price_date` (None when no date is stated)."""
+    when = price_date(row)
+    return None if when is None else int((pd.Timestamp(today or dt.date.today()) - when).days)
+
+
+def price_is_stale(frame: pd.DataFrame, today: dt.date | None = None) -> np.ndarray:
+    """Whether each row's price is older than the catalog's staleness limit (STALE_AFTER_DAYS), bool array."""
+    ages = [price_age_days(r, today) for r in frame.to_dict("records")]
+    return np.asarray([a is not None and a > STALE_AFTER_DAYS for a in ages], dtype=bool)
 
 
 def _text(value: object) -> str | None:
@@ -229,15 +250,15 @@ def picker_labels(frame: pd.DataFrame, *, flags: bool = True) -> pd.Series:
 
 
 def stale_warning(rows: pd.DataFrame, what: str) -> str | None:
-    """A sentence naming the stale rows among ``rows`` (None when none is stale)."""
-    stale = rows[rows.get("is_stale", pd.Series(False, index=rows.index)).fillna(False).astype(bool)]
+    """A sentence naming the rows among ``rows`` whose price is stale (None when none is)."""
+    stale = rows[price_is_stale(rows)]
     if stale.empty:
         return None
-    names = ", ".join(dict.fromkeys(f"{picker_label(r, flags=False)} (observed {r.get('as_of')})"
+    names = ", ".join(dict.fromkeys(f"{picker_label(r, flags=False)} (price of {price_date(r):%Y-%m-%d})"
                                     for r in stale.head(4).to_dict("records")))
     more = f" and {len(stale) - 4} more" if len(stale) > 4 else ""
-    return (f"**Stale price{'s' * (len(stale) > 1)} in {what}:** {names}{more} "
-            f"{'was' if len(stale) == 1 else 'were'} observed more than {STALE_AFTER_DAYS} days ago; check the "
+    return (f"**Stale price{'s' * (len(stale) > 1)} in {what}:** {names}{more}: "
+            f"retrieved more than {STALE_AFTER_DAYS} days ago; check the "
             "source before relying on it.")
 
 

@@ -117,7 +117,7 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
         "age": st.column_config.TextColumn("Age", help=f"Stale after {STALE_AFTER_DAYS} days"),
         "flags": st.column_config.TextColumn("Flags", help="⚠ price outlier: far from every other price of this GPU "
                                              "model (left out of rankings and cheapest answers unless you include "
-                                             f"outliers there) · ⚠ stale: observed more than {STALE_AFTER_DAYS} days ago"),
+                                             f"outliers there) · ⚠ stale price: retrieved more than {STALE_AFTER_DAYS} days ago"),
         "price_outlier_reason": st.column_config.TextColumn("Why flagged", width="medium",
                                                             help=offer_scope.OUTLIER_HELP),
         "source_url": st.column_config.LinkColumn("Source", display_text="source ↗"),

@@ -435,9 +435,10 @@ def verdict(scored: Scored, mc: MonteCarloResult, display: DisplaySettings) -> s
     text += (f"It is first in **{mc.p_first[top]:.0%} of {mc.n_samples:,} weight draws** around these weights "
              f"(concentration {mc.concentration:g}).")
     row = scored.offers.iloc[top]
-    if offer_scope.is_true(row.get("is_stale")):
-        text += (f"\n\n⚠ **The #1's data is stale**: observed {row['as_of']}, more than {STALE_AFTER_DAYS} days "
-                 "ago. Check the price and the facts at the source before relying on them.")
+    age = offer_scope.price_age_days(row)
+    if age is not None and age > STALE_AFTER_DAYS:
+        text += (f"\n\n⚠ **The #1's price is stale**: retrieved {offer_scope.price_date(row):%Y-%m-%d}, {age} days "
+                 f"ago (more than {STALE_AFTER_DAYS}). Check it at the source before relying on it.")
     if offer_scope.is_true(row.get("price_outlier")):
         text += (f"\n\n⚠ **The #1's price is flagged as an outlier** ({row['price_outlier_reason']}); it is ranked "
                  "because you chose to use price outliers.")
@@ -527,7 +528,7 @@ def ranking_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFram
             + MISSING_EXPLAIN[r.missing_rule.value].lower()),
         "GPUs": st.column_config.TextColumn("GPUs/node", help="GPUs per node (instance) of the offer"),
         "Flags": st.column_config.TextColumn("Flags", help="⚠ price outlier (used only when you include outliers) · "
-                                             "⚠ stale: observed more than 180 days ago"),
+                                             f"⚠ stale price: retrieved more than {STALE_AFTER_DAYS} days ago"),
         "Source": st.column_config.LinkColumn("Source", display_text="source ↗"),
     }
     return pd.DataFrame(data), config

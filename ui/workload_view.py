@@ -401,7 +401,9 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
         "region": frame["region"].fillna("not stated"), "source_url": frame["source_url"],
         "price_eur_per_gpu_hour": o.price_eur_per_gpu_hour,
         "flags": [offer_scope.flags_text(r) or "—" for r in frame.to_dict("records")],
-        "is_stale": frame["is_stale"].fillna(False).astype(bool), "as_of": frame["as_of"],
+        "price_is_stale": offer_scope.price_is_stale(frame),
+        "price_date": [f"{d:%Y-%m-%d}" if d is not None else "not stated"
+                       for d in map(offer_scope.price_date, frame.to_dict("records"))],
         "is_eu_datacenter": frame["is_eu_datacenter"],
     })
     if s.mode == "training":
@@ -558,11 +560,11 @@ def _name(row: pd.Series) -> str:
 
 def _stale_note(rows: pd.DataFrame) -> str:
     """A warning when a headline rests on a stale price ('' when none does)."""
-    stale = rows[rows["is_stale"]].drop_duplicates("offer_id")
+    stale = rows[rows["price_is_stale"].astype(bool)].drop_duplicates("offer_id")
     if stale.empty:
         return ""
-    names = " and ".join(f"{_name(r)} (observed {r['as_of']})" for _, r in stale.iterrows())
-    return (f"\n\n⚠ **Stale price:** {names}: observed more than {STALE_AFTER_DAYS} days ago; check the source "
+    names = " and ".join(f"{_name(r)} (price of {r['price_date']})" for _, r in stale.iterrows())
+    return (f"\n\n⚠ **Stale price:** {names}: retrieved more than {STALE_AFTER_DAYS} days ago; check the source "
             "before relying on it.")
 
 
@@ -669,7 +671,7 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
     }
     tail = {
         "flags": st.column_config.TextColumn("Flags", help="⚠ price outlier (used only when you include outliers) · "
-                                             f"⚠ stale: observed more than {STALE_AFTER_DAYS} days ago"),
+                                             f"⚠ stale price: retrieved more than {STALE_AFTER_DAYS} days ago"),
         "bound": st.column_config.TextColumn("Bound by", help="What limits the speed: compute, memory bandwidth or communication"),
         "price_eur_per_gpu_hour": money_column("Per GPU-hour", display, f"{section.price_type} price used"),
         "defaults_used": st.column_config.TextColumn("Stated defaults used", help="Catalog values this offer lacks, "

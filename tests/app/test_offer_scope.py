@@ -66,7 +66,7 @@ def test_picker_labels_tell_node_sizes_and_regions_apart():
     labels = picker_labels(rows)
     assert labels.is_unique
     assert labels[0] == "Scaleway · L4 PCIe · 2 GPUs · fr-par-1"
-    assert labels[2].startswith("Scaleway · L4 PCIe · 8 GPUs · fr-par-2 ⚠ stale (")
+    assert labels[2].startswith("Scaleway · L4 PCIe · 8 GPUs · fr-par-2 ⚠ stale price (")
     assert labels[3] == "X · H100 · node size not stated · region not stated · d ⚠ price outlier"
     assert "None" not in " ".join(labels) and "nan" not in " ".join(labels)
     assert picker_label(rows.iloc[3].to_dict(), flags=False) == "X · H100 · node size not stated · region not stated"
@@ -126,3 +126,21 @@ def test_required_certifications_count_only_within_their_scope_as_on_scoring():
     keep, why = filter_offers(frame, Constraints(required_certifications=("SecNumCloud",)), [])
     assert keep.tolist() == [False, False]
     assert why[0] == "certifications: SecNumCloud not on record"
+
+
+def test_a_price_is_stale_by_its_retrieval_date_not_the_offers():
+    """Issue 14 item 7 is about stale prices: an offer observed long ago whose price was retrieved recently is
+    not flagged; a price retrieved long ago is, even on a recently observed offer."""
+    import datetime as dt
+
+    from ui.offer_scope import flags_text, price_is_stale
+
+    today = dt.date(2026, 12, 3)
+    rows = pd.DataFrame([
+        {"offer_id": "fresh-price", "as_of_date": "2025-12-30", "price_retrieved_at": "2026-07-30"},
+        {"offer_id": "old-price", "as_of_date": "2026-11-01", "price_retrieved_at": "2025-05-29"},
+        {"offer_id": "no-retrieval", "as_of_date": "2025-01-01", "price_retrieved_at": None},
+        {"offer_id": "partial-date", "as_of_date": "2026-11-01", "price_retrieved_at": "2026-05"},
+    ])
+    assert price_is_stale(rows, today).tolist() == [False, True, True, True]  # 2026-05 -> 2026-05-01: 216 days
+    assert flags_text(rows.iloc[1].to_dict(), today) == "⚠ stale price (553 d)"
