@@ -37,6 +37,11 @@ else:
     m4.metric("Committed GPUs", f"{plan.total_committed_gpus}", border=True,
               help="GPUs paid every hour of the term; everything above them is paid as used.")
     st.markdown(view.summary(solved, section, display))
+    for warning in view.plan_warnings(solved, section, catalog):
+        st.warning(warning, icon=":material/warning:")
+    st.caption(f":material/filter_alt: Venues: {len(solved.venues)} of {len(catalog)} catalog offers under the "
+               f"client-wide rules ({view.rules_text(section)}); {solved.n_outlier_prices} flagged outlier price"
+               f"{'s' * (solved.n_outlier_prices != 1)} not used.")
 
     frame, config = view.plan_table(solved, catalog, display)
     st.dataframe(frame, column_config=config, hide_index=True, width="stretch", key="pl_plan", row_height=72,

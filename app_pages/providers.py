@@ -7,6 +7,7 @@ from ui import brief, charts
 from ui.catalog import get_store, offers, provider_facts, table
 from ui.providers_view import (
     clear_filters,
+    comparison_frame,
     comparison_options,
     filter_widgets,
     offer_table,
@@ -34,11 +35,13 @@ with tab_offers:
         st.button("Clear all filters", on_click=clear_filters, key="prov_clear_empty")
     else:
         n_stale = int(result["is_stale"].sum())
+        n_outliers = int(result["price_outlier"].sum())
         st.markdown(f"**{len(result)} offers** from {result['provider_id'].nunique()} providers · "
-                    f"{n_stale} observed more than 180 days ago · prices in {display.currency} "
-                    f"at {display.usd_per_eur:.4f} USD/EUR")
+                    f"{n_stale} observed more than 180 days ago · {n_outliers} with a flagged price outlier · prices "
+                    f"in {display.currency} at {display.usd_per_eur:.4f} USD/EUR")
         frame, config = offer_table(result, display)
-        st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="prov_table")
+        st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="prov_table",
+                     placeholder="not stated")
         c1, c2, _ = st.columns([1, 1, 3])
         c1.download_button("Download these offers (CSV)", export_csv(frame), file_name="offers-filtered.csv",
                            mime="text/csv", key="prov_dl_csv")
@@ -59,7 +62,7 @@ with tab_compare:
         shown.index = charts.offer_label(chosen)
         st.plotly_chart(charts.price_comparison(chosen, display), width="stretch", key="prov_cmp_price")
         st.plotly_chart(charts.capability_comparison(chosen), width="stretch", key="prov_cmp_caps")
-        st.dataframe(shown.drop(columns=["source_url"]).T.astype(str), width="stretch", key="prov_cmp_table")
+        st.dataframe(comparison_frame(shown), width="stretch", key="prov_cmp_table")
 
 with tab_law:
     providers = table("providers")
@@ -79,5 +82,6 @@ with tab_law:
 with tab_specs:
     specs = table("gpu_specs")
     frame, config = spec_table(specs)
-    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", key="prov_specs")
+    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", key="prov_specs",
+                 placeholder="not stated")
     st.plotly_chart(charts.spec_scatter(specs), width="stretch", key="prov_spec_scatter")

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from ui import brief
+from engine.scope import Residency
+from ui import brief, offer_scope
 from ui import scoring_view as view
 from ui.scenario import get_scenario
 
@@ -18,6 +19,7 @@ brief.draw_banner("scoring", brief.scoring_differences(get_scenario()))
 scored = view.score(section, display.usd_per_eur)
 result = scored.result
 excluded = view.excluded_table(scored)
+st.caption(f":material/filter_alt: Ranked: {offer_scope.scope_summary(section.scope, Residency.of(section.constraints))}.")
 
 if not result.ids:
     st.warning(view.nothing_ranked(scored, display), icon=":material/filter_alt_off:")
@@ -30,8 +32,14 @@ else:
         st.markdown(f"**{len(result.ids)} of {scored.n_offers} offers ranked.** Removed before ranking:\n\n"
                     + view.funnel_text(scored, display))
     frame, config = view.ranking_table(scored, display)
-    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=38 + 35 * min(len(frame), 12),
-                 key="sc_ranking")
+    by_provider, provider_config = view.provider_table(scored, display)
+    tab_offers, tab_providers = st.tabs([f"By offer ({len(frame)})", f"By provider: best offer each ({len(by_provider)})"])
+    tab_offers.dataframe(frame, column_config=config, hide_index=True, width="stretch",
+                         height=38 + 35 * min(len(frame), 12), key="sc_ranking")
+    tab_providers.dataframe(by_provider, column_config=provider_config, hide_index=True, width="stretch",
+                            height=38 + 35 * min(len(by_provider), 12), key="sc_by_provider")
+    tab_providers.caption("Each provider's best-scoring offer among those ranked, scored on the same scale as the "
+                          "offer ranking: a provider with many node sizes or regions counts once.")
 
     figs = view.figures(scored, mc)
     left, right = st.columns([1.25, 1])
@@ -65,6 +73,9 @@ with st.expander(f"Excluded before ranking: {len(excluded) or 'no'} offers" + ("
 with st.expander("Assumptions and criterion mappings", icon=":material/menu_book:"):
     st.dataframe(view.criteria_frame(result, section.points()), hide_index=True, width="stretch", key="sc_criteria",
                  column_config={"Share": st.column_config.NumberColumn("Share", format="percent"),
+                                "Share used": st.column_config.NumberColumn(
+                                    "Share used", format="percent",
+                                    help="In the scores: inert criteria set to 0, the rest rescaled to 100 %"),
                                 "Mapping": st.column_config.TextColumn("Mapping", width="large")})
     st.dataframe(view.assumptions_frame(result), hide_index=True, width="stretch", key="sc_assumptions",
                  column_config={"source": st.column_config.TextColumn("Source", width="large")})

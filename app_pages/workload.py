@@ -24,17 +24,19 @@ assumed.markdown(view.key_assumptions(section, display))
 
 if not priced.ranked.empty:
     frame, config = view.ranking_table(priced, section, display)
-    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="wl_ranking")
+    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="wl_ranking",
+                 placeholder="not stated")
     n_no_grid = int(priced.ranked["emissions_kg"].isna().sum())
     st.caption(f"Ranked {'by cost per job' if priced.mode == 'training' else 'offers meeting the latency target first, then by cost per million tokens'}"
-               f"; prices in {display.currency}. Emissions are empty for {n_no_grid} offers whose data-centre country is not stated.")
+               f"; prices in {display.currency}. Emissions are 'not stated' for {n_no_grid} offers whose data-centre country is not stated.")
 
 left_out, config = view.left_out_table(priced)
 n_out, n_assumed = int((left_out["status"] == "left out").sum()), int((left_out["status"] != "left out").sum())
 with st.expander(f"Left out: {n_out} offers · priced with stated defaults: {n_assumed} offers", icon=":material/report:"):
     st.markdown("A missing catalog value is never guessed silently. Offers are left out when a value the workload "
                 "needs is not stated, or priced with a stated default when you choose *Assume stated defaults* above.")
-    st.dataframe(left_out, column_config=config, hide_index=True, width="stretch", key="wl_left_out")
+    st.dataframe(left_out, column_config=config, hide_index=True, width="stretch", key="wl_left_out",
+                 placeholder="not stated")
 
 if not priced.ranked.empty:
     choices = view.offer_choices(priced)

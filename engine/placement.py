@@ -75,7 +75,7 @@ from __future__ import annotations
 import enum
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Annotated, Any, Literal, NamedTuple
 
@@ -636,7 +636,7 @@ def spot_effective_eur_per_gpu_hour(
 # Venues
 # --------------------------------------------------------------------------------------------------
 
-_TEXT_FIELDS = ("venue_id", "provider", "gpu_model", "jurisdiction", "min_commitment")
+_TEXT_FIELDS = ("venue_id", "provider", "gpu_model", "jurisdiction", "min_commitment", "reserved_estimate_source")
 _BOOL_FIELDS = ("has_infiniband", "has_nvlink", "is_eu_datacenter", "is_location_known", "reserved_is_estimated")
 
 
@@ -669,6 +669,9 @@ class Venues:
         (:data:`COMMITMENT_REQUIRED`) rules the venue out as a burst venue.
     min_commit_gpus : numpy.ndarray
         Smallest commitment a workload may hold here [GPU] (0 = none).
+    reserved_estimate_source : numpy.ndarray of str
+        Where an estimated reserved rate's discount comes from: ``"Epoch AI discount"``, ``"your assumed
+        discount"``; ``""`` when the rate is not estimated.
     """
 
     venue_id: np.ndarray
@@ -688,12 +691,15 @@ class Venues:
     capacity_gpus: np.ndarray
     min_commitment: np.ndarray
     min_commit_gpus: np.ndarray
+    reserved_estimate_source: np.ndarray = ""  # type: ignore[assignment]  # broadcast to (n_venues,)
 
     def __post_init__(self) -> None:
         n = len(np.atleast_1d(self.venue_id))
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in _TEXT_FIELDS:
+            if f.name in _TEXT_FIELDS and isinstance(value, str):  # one text for every venue
+                arr = np.full(n, value, dtype=object)
+            elif f.name in _TEXT_FIELDS:
                 arr = np.asarray(["" if v is None else str(v) for v in np.atleast_1d(value)], dtype=object)
             elif f.name in _BOOL_FIELDS:
                 arr = np.asarray(value, dtype=bool)
@@ -731,7 +737,7 @@ class Venues:
             "is_eu_datacenter": False, "jurisdiction": "other", "on_demand_eur_per_gpu_hour": nan,
             "spot_eur_per_gpu_hour": nan, "reserved_eur_per_gpu_hour": nan, "reserved_term_months": nan,
             "reserved_is_estimated": False, "capacity_gpus": math.inf, "min_commitment": "none",
-            "min_commit_gpus": 0.0,
+            "min_commit_gpus": 0.0, "reserved_estimate_source": "",
         }
         cols: dict[str, list[Any]] = {f.name: [] for f in fields(cls)}
         for row in rows:
@@ -788,6 +794,7 @@ def venues_from_offers(
     min_commit_gpus: Mapping[str, float] | None = None,
     commitment_term_years: Literal[1, 3] | None = None,
     other_provider_discount_fraction: float | None = None,
+    no_estimate_offer_ids: Collection[str] = (),
 ) -> Venues:
     """Build :class:`Venues` from the catalog offers frame (``CatalogStore.list_offers``); pandas only here.
 
@@ -809,6 +816,9 @@ def venues_from_offers(
     other_provider_discount_fraction : float, optional
         With ``commitment_term_years``, the discount assumed for every other provider [-] (user
         assumption; default: no estimate for them).
+    no_estimate_offer_ids : collection of str, optional
+        Offers whose missing reserved rate is never estimated: marketplace (community) rows, whose hosts
+        set hourly prices and sell no commitment (:func:`engine.scope.is_marketplace`).
 
     Returns
     -------
@@ -840,9 +850,14 @@ def venues_from_offers(
                 commitment_term_years,
                 np.nan if other_provider_discount_fraction is None else other_provider_discount_fraction)
             for p in provider_ids], dtype=float)
-        estimated = ~np.isfinite(reserved) & np.isfinite(on_demand) & np.isfinite(disc)
+        no_estimate = np.isin(np.asarray(ids, dtype=object), list(no_estimate_offer_ids))
+        estimated = ~np.isfinite(reserved) & np.isfinite(on_demand) & np.isfinite(disc) & ~no_estimate
         reserved = np.where(estimated, on_demand * (1.0 - disc), reserved)
         term = np.where(estimated, 12.0 * commitment_term_years, term)
+        by_epoch = np.asarray([p in EPOCH_COMMITMENT_DISCOUNT_FRACTION for p in provider_ids], dtype=bool)
+        source = np.where(estimated, np.where(by_epoch, "Epoch AI discount", "your assumed discount"), "")
+    else:
+        source = np.full(len(ids), "")
     return Venues(
         venue_id=np.asarray(ids, dtype=object),
         provider=np.asarray([str(v) for v in col("provider_name", "")], dtype=object),
@@ -861,6 +876,7 @@ def venues_from_offers(
         capacity_gpus=np.asarray([float(capacity_gpus.get(i, math.inf)) for i in ids]),
         min_commitment=np.asarray([str(v or "unknown") for v in col("min_commitment")], dtype=object),
         min_commit_gpus=np.asarray([float(min_commit_gpus.get(i, 0.0)) for i in ids]),
+        reserved_estimate_source=np.asarray(source, dtype=object),
     )
 
 
@@ -1518,9 +1534,14 @@ def _base_assumptions(p: _Prepared, a: PlacementAssumptions) -> list[Assumption]
                    "assumes the profile repeats"),
     ]
     rows += list(a.table())
-    if bool(np.any(p.venues.reserved_is_estimated)):
-        rows.append(Assumption("estimated_reserved_rates", int(p.venues.reserved_is_estimated.sum()), "venues",
+    src = p.venues.reserved_estimate_source
+    epoch, user = int(np.sum(src == "Epoch AI discount")), int(np.sum(src == "your assumed discount"))
+    if epoch:
+        rows.append(Assumption("estimated_reserved_rates", epoch, "venues",
                                f"reserved = on demand x (1 - discount), {_EPOCH_SOURCE}"))
+    if user:
+        rows.append(Assumption("assumed_reserved_rates", user, "venues",
+                               "reserved = on demand x (1 - your assumed discount): user input, not a source"))
     return rows
 
 
@@ -1568,7 +1589,9 @@ def _optimised_reason(p: _Prepared, i: int, k: int, cv: int, opts: _Options) -> 
         text += f", {_pct(cov[last])} for {last + 1}"
     text += f" → {_gpus(k)} committed on {v.venue_id[cv]}"
     if v.reserved_is_estimated[cv]:
-        text += " (reserved rate estimated from the Epoch discount)"
+        text += (" (reserved rate = on demand x (1 - your assumed discount), not a published price)"
+                 if v.reserved_estimate_source[cv] == "your assumed discount"
+                 else " (reserved rate estimated from the Epoch AI discount)")
     if k < free:
         text += (f"; the capacity of {v.venue_id[cv]} ({v.capacity_gpus[cv]:g} GPUs, shared) holds it below "
                  f"the {free} it would pay to commit")

@@ -7,12 +7,18 @@ The pipeline, in the order it runs (:func:`rank_alternatives` runs it end to end
    type, support, ...) become numbers through the documented mappings below. A value the catalog does
    not state is NaN and stays visible in :attr:`DecisionMatrix.missing`; it is never read as zero.
 2. **Hard constraints** (:func:`apply_constraints`): EU data centre, EU parent jurisdiction, EU legal
-   seat, required certifications, InfiniBand, SXM, maximum price. They filter *before* ranking and every excluded offer comes back with its
-   reasons. A constrained field that is not stated excludes the offer ("not stated"): a constraint is
+   seat, required certifications, InfiniBand, SXM, maximum price, GPU class, memory per GPU (see
+   :mod:`engine.scope` for the workload-fit rule) and flagged price outliers (:mod:`engine.outliers`).
+   They filter *before* ranking and every excluded offer comes back with its reasons. A constrained field that is not stated excludes the offer ("not stated"): a constraint is
    never passed on missing data.
 3. **Missing-data rule** (:class:`MissingRule`): ``worst`` (default) scores a missing value as the worst
    value observed for that criterion among the remaining offers, so missing data never ranks above any
-   observed value; ``exclude`` drops offers missing any criterion that carries weight, with a reason.
+   observed value; where only one value is observed (so the worst is also the best), the criterion is
+   scored as stated (best) against not stated (worst) instead. ``exclude`` drops offers missing any
+   criterion that carries weight, with a reason.
+   A weighted criterion that still does not separate the ranked offers (all equal, or stated by none) is
+   **inert**: its weight is reported and set to zero, the others rescaled, so a score is made only of
+   criteria that tell the offers apart (the ranking is the same; the score and its parts are honest).
 4. **Scores** with a pure kernel: :func:`weighted_sum_scores` (min-max normalisation, then the
    weighted sum) or :func:`topsis_scores` (vector normalisation, closeness to the ideal). Both take one
    weight vector, shape (n_criteria,), or a stack of them, shape (n_samples, n_criteria), and then
@@ -389,7 +395,7 @@ class Assumption(NamedTuple):
 #: Keys of :attr:`DecisionMatrix.attributes`, the raw facts the hard constraints read.
 CONSTRAINT_ATTRIBUTES = (
     "is_eu_datacenter", "parent_jurisdiction", "inter_node", "form_factor", "price_eur_per_gpu_hour",
-    "legal_seat_country", "certifications",
+    "legal_seat_country", "certifications", "gpu_model", "memory_gb", "price_is_outlier", "price_outlier_reason",
 )
 
 
@@ -587,6 +593,17 @@ def build_decision_matrix(
     price = np.full(n, np.nan)
     for c in _PRICE_COLUMNS[basis]:
         price = np.fmin(price, _float_column(col(c)))
+    # Flags of engine.outliers (columns <type>_is_outlier / <type>_outlier_reason), when the rows carry them:
+    # a basis built from several price types is flagged when any of them is.
+    outlier = np.zeros(n, dtype=bool)
+    outlier_reason: list[str | None] = [None] * n
+    for c in _PRICE_COLUMNS[basis]:
+        flag_key, reason_key = c.removesuffix("_eur_per_gpu_hour") + "_is_outlier", c.removesuffix(
+            "_eur_per_gpu_hour") + "_outlier_reason"
+        for i, r in enumerate(records):
+            if _bool_or_none(r.get(flag_key)):
+                outlier[i] = True
+                outlier_reason[i] = "; ".join(t for t in (outlier_reason[i], str(r.get(reason_key) or "")) if t)
 
     inter_node = col("inter_node")
     fabric_none = np.array([(not _is_missing(v)) and str(v) == "none" for v in inter_node], dtype=bool)
@@ -645,6 +662,10 @@ def build_decision_matrix(
         "certifications": np.array([text_or_none(v) for v in col(
             "certifications_in_scope" if any("certifications_in_scope" in r for r in records) else "certifications")],
             dtype=object),
+        "gpu_model": np.array([text_or_none(v) for v in col("gpu_model")], dtype=object),
+        "memory_gb": _float_column(col("memory_gb")),
+        "price_is_outlier": outlier,
+        "price_outlier_reason": np.array(outlier_reason, dtype=object),
     }
     return DecisionMatrix(values, CRITERIA, ids, labels, attributes, basis, today)
 
@@ -714,6 +735,11 @@ class Constraints(BaseModel):
     required_certifications: tuple[str, ...] = Field(
         (), description="Certificates the provider must state it holds, e.g. ('ISO27001', 'BSI-C5')"
     )
+    gpu_models: tuple[str, ...] = Field((), description="GPU class: catalog gpu_model values; () = any")
+    min_memory_gb_per_gpu: float | None = Field(None, gt=0, le=10_000, description="Memory per GPU [GB]")
+    exclude_price_outliers: bool = Field(
+        False, description="Leave out prices flagged by engine.outliers (far from the GPU model's median)"
+    )
 
     def active(self) -> tuple[str, ...]:
         """Names of the constraints that are switched on."""
@@ -730,6 +756,8 @@ def apply_constraints(
     constraints: Constraints,
     *,
     price_key: str = "price_eur_per_gpu_hour",
+    outlier_key: str = "price_is_outlier",
+    outlier_reason_key: str = "price_outlier_reason",
 ) -> tuple[np.ndarray, dict[int, tuple[str, ...]]]:
     """Which alternatives pass the hard constraints, and why the others do not.
 
@@ -775,13 +803,16 @@ def apply_constraints(
         "max_price_eur_per_gpu_hour": price_key,
         "eu_legal_seat_only": "legal_seat_country",
         "required_certifications": "certifications",
+        "gpu_models": "gpu_model",
+        "min_memory_gb_per_gpu": "memory_gb",
+        "exclude_price_outliers": outlier_key,
     }
     if isinstance(data, DecisionMatrix):
         n = len(data.ids)
     elif hasattr(attrs, "shape"):  # a DataFrame
         n = int(attrs.shape[0])  # type: ignore[union-attr]
-    elif active:
-        n = len(column(first[active[0]]))
+    elif any(first[a] in attrs for a in active):
+        n = len(column(next(first[a] for a in active if first[a] in attrs)))
     else:
         n = len(next(iter(attrs.values()), []))
     why: list[list[str]] = [[] for _ in range(n)]
@@ -831,6 +862,24 @@ def apply_constraints(
                 why[i].append("certifications: none on record")
             elif lacking:
                 why[i].append("certifications: " + ", ".join(lacking) + " not on record")
+    if constraints.gpu_models:
+        for i, v in enumerate(column("gpu_model")):
+            if _is_missing(v) or str(v).strip() in NOT_STATED:
+                why[i].append("GPU model: not stated")
+            elif str(v).strip() not in constraints.gpu_models:
+                why[i].append(f"GPU class: {v}, not {' or '.join(constraints.gpu_models)}")
+    if constraints.min_memory_gb_per_gpu is not None:
+        floor = constraints.min_memory_gb_per_gpu
+        for i, v in enumerate(column("memory_gb")):
+            if _is_missing(v):
+                why[i].append("memory per GPU: not stated")
+            elif not float(v) >= floor - 1e-9:  # type: ignore[arg-type]
+                why[i].append(f"memory {float(v):g} GB per GPU, below the {floor:.0f} GB needed")  # type: ignore[arg-type]
+    if constraints.exclude_price_outliers and outlier_key in attrs:
+        texts = column(outlier_reason_key) if outlier_reason_key in attrs else [None] * n
+        for i, v in enumerate(column(outlier_key)):
+            if _bool_or_none(v):
+                why[i].append(str(texts[i]) if not _is_missing(texts[i]) and texts[i] else "price outlier")
     keep = np.array([not w for w in why], dtype=bool)
     return keep, {i: tuple(w) for i, w in enumerate(why) if w}
 
@@ -856,6 +905,9 @@ class MissingOutcome:
         Shape (n_criteria,): the value that replaced a missing one, NaN where nothing was replaced.
     all_missing : numpy.ndarray of bool
         Shape (n_criteria,): no kept alternative states this criterion (it cannot separate them).
+    stated_vs_not : numpy.ndarray of bool
+        Shape (n_criteria,): only one distinct value is observed and some are missing, so the column
+        was scored as stated (1 for a MAX criterion, 0 for MIN: the best) against not stated (the worst).
     """
 
     values: np.ndarray
@@ -863,6 +915,7 @@ class MissingOutcome:
     reasons: dict[int, tuple[str, ...]]
     fill_values: np.ndarray
     all_missing: np.ndarray
+    stated_vs_not: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
 def apply_missing_rule(
@@ -899,13 +952,25 @@ def apply_missing_rule(
     A column with no observed value is filled with 0.0 for everyone: a constant column changes no
     ranking, and ``all_missing`` flags it so the page can say the criterion had no data.
 
+    A column with exactly one distinct observed value and some missing ones would, filled with its worst
+    observed value, score "not stated" equal to the best value. It is re-coded instead: the stated value
+    becomes the best (1 for MAX, 0 for MIN) and a missing one the worst (0 for MAX, 1 for MIN), so
+    min-max normalisation gives 1 to stated and 0 to not stated (``stated_vs_not`` flags it, and
+    ``fill_values`` holds the worst code).
+
     Examples
     --------
-    >>> out = apply_missing_rule([[1.0, 5.0], [np.nan, 3.0]], [Objective.MAX, Objective.MIN], [0.5, 0.5])
+    >>> out = apply_missing_rule([[1.0, 5.0], [np.nan, 3.0], [2.0, 4.0]], [Objective.MAX, Objective.MIN], [0.5, 0.5])
     >>> out.values.tolist(), out.fill_values.tolist()
-    ([[1.0, 5.0], [1.0, 3.0]], [1.0, nan])
+    ([[1.0, 5.0], [1.0, 3.0], [2.0, 4.0]], [1.0, nan])
     >>> apply_missing_rule([[1.0, 5.0], [np.nan, 3.0]], [1, -1], [0.5, 0.5], "exclude", ["a", "b"]).reasons
     {1: ('missing: a',)}
+
+    One value observed (99.9 % uptime as 8.76 h/yr of downtime, a MIN criterion): not stated scores worse.
+
+    >>> out = apply_missing_rule([[8.76, 2.0], [np.nan, 1.0], [8.76, 3.0]], [-1, -1], [0.5, 0.5])
+    >>> out.values[:, 0].tolist(), out.stated_vs_not.tolist()
+    ([0.0, 1.0, 0.0], [True, False])
     """
     x = np.asarray(values, dtype=float)
     obj = np.asarray(objectives, dtype=int)
@@ -927,9 +992,17 @@ def apply_missing_rule(
     safe = np.where(kept_nan, np.where(obj == Objective.MAX, np.inf, -np.inf), kept)
     worst = np.where(obj == Objective.MAX, safe.min(axis=0, initial=np.inf), safe.max(axis=0, initial=-np.inf))
     worst = np.where(all_missing, 0.0, worst)
+    safe_best = np.where(kept_nan, np.where(obj == Objective.MAX, -np.inf, np.inf), kept)
+    best = np.where(obj == Objective.MAX, safe_best.max(axis=0, initial=-np.inf),
+                    safe_best.min(axis=0, initial=np.inf))
+    # One distinct observed value and a gap: worst == best, so "not stated" would score as the best value.
+    single = ~all_missing & kept_nan.any(axis=0) & (worst == best)
+    stated_code, missing_code = np.where(obj == Objective.MAX, 1.0, 0.0), np.where(obj == Objective.MAX, 0.0, 1.0)
+    kept = np.where(single & ~kept_nan, stated_code, kept)
+    worst = np.where(single, missing_code, worst)
     filled = np.where(kept_nan, worst, kept)
     fill_values = np.where(kept_nan.any(axis=0), worst, np.nan)
-    return MissingOutcome(filled, keep, reasons, fill_values, all_missing)
+    return MissingOutcome(filled, keep, reasons, fill_values, all_missing, single)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1543,7 +1616,9 @@ class ScoringResult:
     missing_rule : MissingRule
     criteria : tuple of Criterion
     weights : numpy.ndarray
-        Normalised weights, shape (n_criteria,).
+        The weights scored with, shape (n_criteria,), sum 1: the requested ones with every inert
+        criterion (``uninformative``) set to zero and the rest rescaled. When every weighted criterion is
+        inert, the requested weights (every offer ties).
     constraints : Constraints
     ids, labels : tuple of str
         Ranked alternatives, in input order (not sorted).
@@ -1574,8 +1649,14 @@ class ScoringResult:
         missing-value fills held fixed; None if not checked (fewer than 3 or more than
         :data:`SET_DEPENDENCE_MAX_ALTERNATIVES` alternatives).
     uninformative : tuple of str
-        Weighted criteria that do not separate the ranked alternatives (all equal or all missing).
+        Weighted criteria that do not separate the ranked alternatives (all equal or all missing): inert,
+        their weight is not counted in ``weights``.
     assumptions : tuple of Assumption
+    requested_weights : numpy.ndarray or None
+        The user's weights, normalised, before inert criteria were set to zero, shape (n_criteria,).
+    stated_vs_not : tuple of str
+        Criteria scored as stated against not stated (only one distinct value observed; see
+        :func:`apply_missing_rule`).
     """
 
     method: Method
@@ -1599,6 +1680,16 @@ class ScoringResult:
     set_dependent_on: tuple[str, ...] | None
     uninformative: tuple[str, ...]
     assumptions: tuple[Assumption, ...]
+    requested_weights: np.ndarray | None = None
+    stated_vs_not: tuple[str, ...] = ()
+
+    @property
+    def inert_share(self) -> float:
+        """Share of the requested weight on inert criteria [-] (0 when none)."""
+        if self.requested_weights is None or not self.uninformative:
+            return 0.0
+        return float(sum(self.requested_weights[[c.name for c in self.criteria].index(n)]
+                         for n in self.uninformative))
 
     @property
     def order(self) -> np.ndarray:
@@ -1674,17 +1765,22 @@ def rank_alternatives(
         weights = Weights(values=dict(weights), criteria=names)
     elif tuple(weights.criteria) != names:
         raise ValueError("weights were validated against other criteria than the matrix's")
-    w = weights.as_array()
+    requested = weights.as_array()
     obj = matrix.objectives
 
     keep_c, why_c = apply_constraints(matrix, constraints)
     excluded = [Exclusion(matrix.ids[i], matrix.labels[i], "constraint", r) for i, r in why_c.items()]
     passed = matrix.take(keep_c)
-    outcome = apply_missing_rule(passed.values, obj, w, rule, labels_c)
+    outcome = apply_missing_rule(passed.values, obj, requested, rule, labels_c)
     excluded += [Exclusion(passed.ids[i], passed.labels[i], "missing data", r) for i, r in outcome.reasons.items()]
     ranked = passed.take(outcome.keep)
     x = outcome.values
     n = x.shape[0]
+    # Inert criteria (all equal or stated by none) separate nothing: their weight is reported, not counted.
+    spread = (x.max(axis=0) - x.min(axis=0)) if n else np.zeros(len(names))
+    inert = (requested > 0) & (outcome.all_missing | (spread == 0)) if n else np.zeros(len(names), dtype=bool)
+    w = np.where(inert, 0.0, requested)
+    w = w / w.sum() if w.sum() > 0 else requested
 
     if n:
         scores = _score(method, x, obj, w, norm)
@@ -1710,10 +1806,8 @@ def rank_alternatives(
                 changed.append(ranked.ids[i])
         set_dependent = tuple(changed)
 
-    spread = (x.max(axis=0) - x.min(axis=0)) if n else np.zeros(len(names))
-    uninformative = tuple(
-        names[j] for j in range(len(names)) if n and w[j] > 0 and (outcome.all_missing[j] or spread[j] == 0)
-    )
+    uninformative = tuple(names[j] for j in np.flatnonzero(inert))
+    stated_vs_not = tuple(names[j] for j in np.flatnonzero(outcome.stated_vs_not) if requested[j] > 0)
     excluded_t = tuple(excluded)
 
     assumptions = [
@@ -1731,13 +1825,21 @@ def rank_alternatives(
                    "Min, max and norms come from the ranked set: adding or removing an offer can reorder others "
                    "(rank reversal, Aires & Ferreira 2019)"),
     ]
+    if uninformative:
+        assumptions.append(Assumption(
+            "inert_weight", float(requested[inert].sum()), "-",
+            "weight of criteria that separate no ranked offer (" + ", ".join(uninformative) + "): not counted, "
+            "the other weights rescaled to sum 1"))
     for j, c in enumerate(matrix.criteria):
-        if w[j] > 0:
+        if requested[j] > 0:
             assumptions.append(Assumption(f"weight.{c.name}", float(w[j]), "-", c.mapping_doc))
             if not math.isnan(outcome.fill_values[j]) and not outcome.all_missing[j]:
+                k = int(np.isnan(ranked.values[:, j]).sum())
                 assumptions.append(Assumption(
-                    f"missing_fill.{c.name}", float(outcome.fill_values[j]), c.unit,
-                    f"{int(np.isnan(ranked.values[:, j]).sum())} of {n} missing, scored as the worst observed value",
+                    f"missing_fill.{c.name}", float(outcome.fill_values[j]), "-" if outcome.stated_vs_not[j] else c.unit,
+                    f"{k} of {n} missing; only one value is stated, so the criterion scores stated (best) against "
+                    "not stated (worst)" if outcome.stated_vs_not[j] else
+                    f"{k} of {n} missing, scored as the worst observed value",
                 ))
 
     return ScoringResult(
@@ -1762,6 +1864,8 @@ def rank_alternatives(
         set_dependent_on=set_dependent,
         uninformative=uninformative,
         assumptions=tuple(assumptions),
+        requested_weights=requested,
+        stated_vs_not=stated_vs_not,
     )
 
 

@@ -9,6 +9,7 @@ import streamlit as st
 
 from catalog.errors import CatalogError
 from catalog.store import CatalogStore, OfferFilter, resolve_catalog_path
+from engine.outliers import price_outlier_columns
 
 
 @st.cache_resource(show_spinner="Opening the catalog…")
@@ -57,7 +58,13 @@ def catalog_key(usd_per_eur: float) -> tuple:
 @st.cache_data(ttl=600, show_spinner=False)
 def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur: float, today: dt.date,
                  include_private: bool = False) -> pd.DataFrame:
-    return _open_store(path).list_offers(filters, usd_per_eur=usd_per_eur, today=today, include_private=include_private)
+    store = _open_store(path)
+    frame = store.list_offers(filters, usd_per_eur=usd_per_eur, today=today, include_private=include_private)
+    # Price outliers are judged on the whole catalog, then the rows are narrowed: a filter never changes a flag.
+    whole = frame if filters == OfferFilter() else store.list_offers(
+        OfferFilter(), usd_per_eur=usd_per_eur, today=today, include_private=include_private)
+    flags = price_outlier_columns(whole).set_axis(whole["offer_id"]).reindex(frame["offer_id"])
+    return pd.concat([frame, flags.set_axis(frame.index)], axis=1)
 
 
 def offers(filters: OfferFilter | None, usd_per_eur: float) -> pd.DataFrame:

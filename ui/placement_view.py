@@ -19,6 +19,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from engine.money import from_eur
+from engine.outliers import flag_column
 from engine.placement import (
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
     HOURS_PER_WEEK,
@@ -33,7 +34,9 @@ from engine.placement import (
     sensitivity_to_on_demand_price,
     venues_from_offers,
 )
+from engine.scope import OfferScope, is_marketplace, scope_constraints
 from engine.tco import HOURS_PER_MONTH
+from ui import offer_scope
 from ui.catalog import catalog_key
 from ui.format import SYMBOL, money
 from ui.scenario import DisplaySettings, PlacementSection, get_scenario, update_scenario
@@ -93,6 +96,9 @@ TERMS = {"3 years": 3, "1 year": 1, "Published reserved prices only": None}
 FACTORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4)  # on-demand price multipliers of the sensitivity
 K_EXAMPLE, K_GRID, K_BASE = "_pl_example", "_pl_portfolio", "_pl_portfolio_base"
 K_TERM, K_DISCOUNT, K_CAP, K_CAP_BASE = "_pl_term", "_pl_other_discount_pct", "_pl_capacity", "_pl_capacity_base"
+K_SCOPE = "_pl_scope"
+#: Prices a venue uses; a flagged outlier among them is dropped unless the user opts in.
+VENUE_PRICE_COLUMNS = ("on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -233,7 +239,8 @@ def reserved_note(catalog: pd.DataFrame) -> str:
     return (f"The catalog has a published reserved price for only {len(published)} of {len(catalog)} offers "
             f"({who or 'none'}). With a 1- or 3-year term, a missing reserved price of AWS, Google Cloud, Azure or "
             f"Lambda is **estimated** as on demand × (1 − Epoch AI discount; 1 y/3 y: {epoch}); the plan marks those "
-            "rates as estimated. Other providers get an estimate only from the discount you assume below.")
+            "rates as estimated. Other providers get a rate only from the discount you assume below, marked as yours. "
+            "Marketplace (community) offers get none: their hosts sell no commitment.")
 
 
 def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]]:
@@ -253,6 +260,13 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
     with st.form("pl_form", border=False):
         edited = st.data_editor(ss[K_BASE], key=K_GRID, num_rows="dynamic", hide_index=True, width="stretch",
                                 column_config=_grid_config(sorted(catalog["gpu_model"].dropna().unique())))
+        with st.container(border=True):
+            st.markdown("**Client-wide venue rules** (on top of each workload's own; the same filters as Scoring and "
+                        "Workload cost)")
+            residency = offer_scope.residency_widgets(
+                K_SCOPE + "_res", section.residency,
+                offer_scope.certification_options(catalog, section.residency.required_certifications))
+            include_outliers = offer_scope.outlier_toggle(K_SCOPE, section.scope.include_price_outliers)
         with st.expander("Venue settings: commitment term, assumed discounts, capacity", icon=":material/tune:"):
             st.markdown(reserved_note(catalog))
             a, b = st.columns(2)
@@ -281,7 +295,9 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
     stored = [] if example and tuple(workloads) == example.workloads else workloads
     try:
         new = PlacementSection(example=section.example, workloads=stored, commitment_term_years=TERMS[ss[K_TERM]],
-                               other_provider_discount_fraction=discount, capacity_gpus=capacity)
+                               other_provider_discount_fraction=discount, capacity_gpus=capacity,
+                               scope=section.scope.model_copy(update={"include_price_outliers": include_outliers}),
+                               residency=residency)
     except ValidationError as exc:
         return section, [f"**Settings**: {_message(e['msg'])}" for e in exc.errors()]
     if new != section:
@@ -305,21 +321,46 @@ class Solved(NamedTuple):
     factors: np.ndarray
     sensitivity: pd.DataFrame  # factor, plan, all_on_demand, dedicated [EUR/month], committed_gpus
     n_estimated_venues: int
+    venues: pd.DataFrame = pd.DataFrame()  # catalog rows used as venues (client-wide rules applied), prices in EUR
+    n_outside_rules: int = 0  # catalog offers the client-wide rules leave out
+    n_outlier_prices: int = 0  # flagged prices not used
+    estimate_source: dict = {}  # offer_id -> "Epoch AI discount" / "your assumed discount" for estimated rates
+
+
+def venue_frame(catalog: pd.DataFrame, scope: OfferScope, residency) -> tuple[pd.DataFrame, int, int]:
+    """The catalog rows that may be venues under the client-wide rules (the one filter of engine.scoring), with
+    flagged outlier prices blanked unless the user opts in. Returns (rows, offers left out, prices dropped)."""
+    keep, _ = offer_scope.filter_offers(catalog, scope_constraints(None, residency), ())
+    frame = catalog[keep].copy()
+    dropped = 0
+    if not scope.include_price_outliers:
+        for col in VENUE_PRICE_COLUMNS:
+            flags = frame.get(flag_column(col), pd.Series(False, index=frame.index)).fillna(False).astype(bool)
+            dropped += int((flags & frame[col].notna()).sum())
+            frame.loc[flags, col] = np.nan
+    return frame, int((~keep).sum()), dropped
 
 
 @st.cache_data(ttl=600, max_entries=64, show_spinner="Placing the portfolio…")
 def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, settings_json: str) -> Solved:
     s = PlacementSection.model_validate_json(settings_json)
     workloads = tuple(PlacementSection.model_validate_json(workloads_json).workloads)
-    venues = venues_from_offers(_catalog, capacity_gpus=s.capacity_gpus, commitment_term_years=s.commitment_term_years,
-                                other_provider_discount_fraction=s.other_provider_discount_fraction)
+    frame, n_out, n_outliers = venue_frame(_catalog, s.scope, s.residency)
+    # Marketplace hosts sell no commitment: their missing reserved rate is never estimated from a discount.
+    market = frame.loc[is_marketplace(frame), "offer_id"].tolist()
+    venues = venues_from_offers(frame, capacity_gpus=s.capacity_gpus, commitment_term_years=s.commitment_term_years,
+                                other_provider_discount_fraction=s.other_provider_discount_fraction,
+                                no_estimate_offer_ids=market)
     week = demand_profiles_gpus(workloads)[:, :HOURS_PER_WEEK]
     n_est = int(venues.reserved_is_estimated.sum())
+    source = {v: src for v, src in zip(venues.venue_id.tolist(), venues.reserved_estimate_source.tolist(),
+                                       strict=True) if src}
     empty = pd.DataFrame(columns=["factor", "plan", "all_on_demand", "dedicated", "committed_gpus"])
     try:
         plan = place_portfolio(workloads, venues)
     except PlacementInfeasibleError as exc:
-        return Solved(workloads, None, exc.problems, None, None, None, week, np.asarray(FACTORS), empty, n_est)
+        return Solved(workloads, None, exc.problems, None, None, None, week, np.asarray(FACTORS), empty, n_est, frame,
+                      n_out, n_outliers, source)
     on_demand = baseline_all_on_demand(workloads, venues)
     dedicated, dedicated_problem = None, None
     try:
@@ -333,10 +374,11 @@ def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, sett
             peak.append(baseline_dedicated_for_peak(workloads, venues.with_on_demand_factor(f)).total_cost_eur_per_month)
         except PlacementInfeasibleError:
             peak.append(math.nan)
-    frame = pd.DataFrame({"factor": sens.factors, "plan": sens.total_cost_eur_per_month,
-                          "all_on_demand": sens.all_on_demand_cost_eur_per_month, "dedicated": peak,
-                          "committed_gpus": sens.committed_gpus})
-    return Solved(workloads, plan, (), on_demand, dedicated, dedicated_problem, week, sens.factors, frame, n_est)
+    sens_frame = pd.DataFrame({"factor": sens.factors, "plan": sens.total_cost_eur_per_month,
+                               "all_on_demand": sens.all_on_demand_cost_eur_per_month, "dedicated": peak,
+                               "committed_gpus": sens.committed_gpus})
+    return Solved(workloads, plan, (), on_demand, dedicated, dedicated_problem, week, sens.factors, sens_frame, n_est,
+                  frame, n_out, n_outliers, source)
 
 
 def solve(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) -> Solved:
@@ -352,9 +394,8 @@ def solve(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) 
 
 
 def venue_labels(catalog: pd.DataFrame) -> dict[str, str]:
-    region = catalog["region"].fillna("").str.slice(0, 24)
-    return dict(zip(catalog["offer_id"], catalog["provider_name"] + " · " + catalog["gpu_model"] + " · " + region,
-                    strict=True))
+    """offer_id -> 'provider · GPU · n GPUs · region' (node sizes and regions read differently)."""
+    return dict(zip(catalog["offer_id"], offer_scope.picker_labels(catalog, flags=False), strict=True))
 
 
 def readable(text: str, labels: dict[str, str]) -> str:
@@ -369,7 +410,7 @@ def _where(catalog: pd.DataFrame, ids: list[str | None]) -> str:
     if rows.empty:
         return "—"
     eu_dc = rows["is_eu_datacenter"].fillna(False).astype(bool).all()
-    juris = "/".join(sorted(rows["parent_jurisdiction"].fillna("unknown").unique()))
+    juris = "/".join(sorted(rows["parent_jurisdiction"].fillna("not stated").unique()))
     return f"{'EU data centre' if eu_dc else 'outside EU or not stated'} · {juris} provider"
 
 
@@ -377,7 +418,10 @@ def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) 
     labels = venue_labels(catalog)
     rows = []
     for pl in solved.plan.placements:
-        commit = labels.get(pl.committed_venue_id, "—") + (" (rate estimated)" if pl.committed_rate_is_estimated else "")
+        source = solved.estimate_source.get(pl.committed_venue_id, "")
+        commit = labels.get(pl.committed_venue_id, "—") + (
+            "" if not pl.committed_rate_is_estimated else " (rate from your assumed discount)"
+            if source == "your assumed discount" else " (rate estimated from the Epoch AI discount)")
         burst = "—" if pl.burst_venue_id is None else (
             f"{labels.get(pl.burst_venue_id, pl.burst_venue_id)} · {(pl.burst_price_type or '').replace('_', '-')}")
         rows.append({
@@ -442,12 +486,57 @@ def summary(solved: Solved, section: PlacementSection, display: DisplaySettings)
     if idle:
         text += (f" {len(idle)} commit nothing ({', '.join(idle)}): no eligible commitment beats paying as used "
                  "(see the reasons).")
-    estimated = [pl.workload for pl in plan.placements if pl.committed_rate_is_estimated and pl.committed_gpus]
-    if estimated:
-        term = section.commitment_term_years
-        text += (f" The commitments of {', '.join(estimated)} use a reserved rate **estimated** for a {term}-year term"
-                 " (Epoch AI discount or your assumed discount), not a published price.")
+    term = section.commitment_term_years
+    by_source: dict[str, list[str]] = {}
+    for pl in plan.placements:
+        if pl.committed_rate_is_estimated and pl.committed_gpus:
+            by_source.setdefault(solved.estimate_source.get(pl.committed_venue_id, "a discount"), []).append(pl.workload)
+    if "Epoch AI discount" in by_source:
+        text += (f" The commitments of {', '.join(by_source['Epoch AI discount'])} use a reserved rate **estimated** "
+                 f"for a {term}-year term from the Epoch AI discount, not a published price.")
+    if "your assumed discount" in by_source:
+        pct = f" of {section.other_provider_discount_fraction:.0%}" if section.other_provider_discount_fraction else ""
+        text += (f" The commitments of {', '.join(by_source['your assumed discount'])} use a reserved rate from "
+                 f"**your assumed discount**{pct} for a {term}-year term: your input, not a published price or a "
+                 "source's estimate.")
     return text
+
+
+def rules_text(section: PlacementSection) -> str:
+    """The client-wide venue rules in words ('none' when none narrows anything)."""
+    text = offer_scope.scope_summary(section.scope, section.residency)
+    return text.replace("price outliers left out", "").strip(" ·") or "none"
+
+
+def plan_warnings(solved: Solved, section: PlacementSection, catalog: pd.DataFrame) -> list[str]:
+    """What the plan rests on that needs checking: stale prices, marketplace commitments, outlier prices."""
+    plan = solved.plan
+    rows = catalog.set_index("offer_id")
+    used: dict[str, list[str]] = {}
+    for pl in plan.placements:
+        for vid in (pl.committed_venue_id if pl.committed_gpus else None,
+                    pl.burst_venue_id if pl.burst_gpu_hours_per_month > 0 else None):
+            if vid is not None and vid in rows.index:
+                used.setdefault(vid, []).append(pl.workload)
+    out = []
+    stale = rows.loc[list(used)]
+    warning = offer_scope.stale_warning(stale.reset_index(), "this plan")
+    if warning:
+        out.append(warning)
+    committed = [pl for pl in plan.placements if pl.committed_gpus and pl.committed_venue_id in rows.index]
+    market = [pl for pl in committed
+              if is_marketplace(rows.loc[[pl.committed_venue_id]].reset_index())[0]]
+    if market:
+        out.append("**Commitment on a marketplace offer:** " + ", ".join(
+            f"{pl.workload} commits {pl.committed_gpus} GPUs on {venue_labels(catalog)[pl.committed_venue_id]}"
+            for pl in market) + ". Third-party hosts set hourly prices and can leave the marketplace: a multi-year "
+            "commitment there is not something the catalog's source offers. Check before relying on it.")
+    if section.scope.include_price_outliers and "price_outlier" in rows:
+        flagged = [vid for vid in used if bool(rows.at[vid, "price_outlier"])]
+        if flagged:
+            out.append("**A flagged price outlier is used** (you chose to use outliers): " + "; ".join(
+                f"{venue_labels(catalog)[v]}: {rows.at[v, 'price_outlier_reason']}" for v in flagged) + ".")
+    return out
 
 
 def sensitivity_note(solved: Solved, display: DisplaySettings) -> str:

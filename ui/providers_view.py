@@ -10,6 +10,7 @@ import streamlit as st
 from catalog.models import FormFactor, InterNode, IntraNode, Jurisdiction, MemoryType, PriceType
 from catalog.store import NOT_STATED, STALE_AFTER_DAYS, OfferFilter
 from engine.money import to_eur
+from ui import offer_scope
 from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, money_column
 from ui.scenario import DisplaySettings
 
@@ -71,15 +72,18 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
     out["age"] = age_label(age_days(out["as_of_date"], today), STALE_AFTER_DAYS)
     out["certifications"] = out["certifications"].map(lambda v: v.replace(";", ", ") if v else "none found")
     for col in ["form_factor", "memory_type", "intra_node", "inter_node", "datacenter_country", "native_currency",
-                "legal_seat_country"]:
+                "legal_seat_country", "region", "parent_jurisdiction"]:
         out[col] = out[col].astype("object").where(out[col].notna(), "not stated")
+    out["flags"] = [offer_scope.flags_text(r, today) or "—" for r in df.to_dict("records")]
+    reason = df["price_outlier_reason"] if "price_outlier_reason" in df else pd.Series(None, index=df.index)
+    out["price_outlier_reason"] = reason.astype("object").where(reason.notna(), "—")
     columns = [
         "provider_name", "gpu_model", "form_factor", "gpus_per_node", "memory_gb", "memory_type", "intra_node",
         "inter_node", "inter_node_bandwidth_gbps_per_gpu", "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",
         "reserved_eur_per_gpu_hour", "reserved_term_months", "reserved_1y_eur_per_gpu_hour",
         "reserved_3y_eur_per_gpu_hour", "quote_eur_per_gpu_hour", "native_currency", "region", "datacenter_country",
         "is_eu_datacenter", "parent_jurisdiction", "legal_seat_country", "certifications", "uptime_sla_pct", "verification_status",
-        "as_of", "age", "source_url",
+        "as_of", "age", "flags", "price_outlier_reason", "source_url",
     ]
     if out["quote_eur_per_gpu_hour"].isna().all():  # private quotes exist only for signed-in editors
         columns.remove("quote_eur_per_gpu_hour")
@@ -96,7 +100,7 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
         "on_demand_eur_per_gpu_hour": money_column("On-demand", display, "Cheapest current on-demand price per GPU-hour"),
         "spot_eur_per_gpu_hour": money_column("Spot", display, "Interruptible; can change at any time"),
         "reserved_eur_per_gpu_hour": money_column("Reserved", display, "Commitment price: never an on-demand rate"),
-        "reserved_term_months": st.column_config.NumberColumn("Term (mo)", format="%d", help="Empty: the source states no term"),
+        "reserved_term_months": st.column_config.NumberColumn("Term (mo)", format="%d", help="not stated: the source states no term"),
         "reserved_1y_eur_per_gpu_hour": money_column("1-yr commit", display, "Cheapest current 1-year commitment price"),
         "reserved_3y_eur_per_gpu_hour": money_column("3-yr commit", display, "Cheapest current 3-year commitment price"),
         "quote_eur_per_gpu_hour": money_column("Your quote", display, "Negotiated private quote (editors only, until it expires)"),
@@ -111,15 +115,27 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
         "verification_status": st.column_config.TextColumn("Trust", help="claimed: secondary source · verified: provider page · benchmarked: measured"),
         "as_of": st.column_config.TextColumn("As of"),
         "age": st.column_config.TextColumn("Age", help=f"Stale after {STALE_AFTER_DAYS} days"),
+        "flags": st.column_config.TextColumn("Flags", help="⚠ price outlier: far from every other price of this GPU "
+                                             "model (left out of rankings and cheapest answers unless you include "
+                                             f"outliers there) · ⚠ stale price: retrieved more than {STALE_AFTER_DAYS} days ago"),
+        "price_outlier_reason": st.column_config.TextColumn("Why flagged", width="medium",
+                                                            help=offer_scope.OUTLIER_HELP),
         "source_url": st.column_config.LinkColumn("Source", display_text="source ↗"),
     }
+    for col in [*PRICE_COLUMNS, "reserved_term_months", "uptime_sla_pct", "gpus_per_node"]:
+        config[col]["width"] = 92  # wide enough for the "not stated" of an empty cell
     return out[columns], config
 
 
 def comparison_options(df: pd.DataFrame) -> dict[str, str]:
-    """offer_id → human label, for the comparison picker."""
-    labels = df["provider_name"] + " · " + df["gpu_model"] + " " + df["form_factor"].fillna("") + " · " + df["region"]
-    return dict(zip(df["offer_id"], labels, strict=True))
+    """offer_id → human label with GPUs per node, region and flags, for the comparison picker."""
+    return dict(zip(df["offer_id"], offer_scope.picker_labels(df), strict=True))
+
+
+def comparison_frame(shown: pd.DataFrame) -> pd.DataFrame:
+    """The compared offers as text, one column per offer; a value no source states reads 'not stated'."""
+    text = shown.drop(columns=["source_url"]).astype("object")
+    return text.where(text.notna(), "not stated").T.astype(str)
 
 
 def spec_table(specs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
@@ -133,10 +149,10 @@ def spec_table(specs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
         "memory_type": "Type",
         "memory_bandwidth_tbps": st.column_config.NumberColumn("Bandwidth", format="%.2f TB/s"),
         "bf16_dense_tflops": st.column_config.NumberColumn("BF16 dense", format="%.0f TFLOP/s"),
-        "fp8_dense_tflops": st.column_config.NumberColumn("FP8 dense", format="%.0f TFLOP/s", help="Empty: not supported or not found"),
+        "fp8_dense_tflops": st.column_config.NumberColumn("FP8 dense", format="%.0f TFLOP/s", help="not stated: not supported, or not found"),
         "tdp_watts": st.column_config.NumberColumn("TDP", format="%d W"),
         "nvlink_bandwidth_gb_per_s_bidirectional": st.column_config.NumberColumn("NVLink", format="%d GB/s"),
-        "mig_max_instances": st.column_config.NumberColumn("MIG", format="%d", help="0 = not supported; empty = not found"),
+        "mig_max_instances": st.column_config.NumberColumn("MIG", format="%d", help="0 = not supported; not stated = not found"),
         "verification_status": "Trust",
         "source_url": st.column_config.LinkColumn("Source", display_text="datasheet ↗"),
     }

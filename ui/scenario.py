@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.money import DEFAULT_USD_PER_EUR
 from engine.placement import Workload
+from engine.scope import OfferScope, Residency, WorkloadFit
 from engine.scoring import CRITERION_NAMES, PRESETS, Constraints
 from engine.tco import TcoInputs
 from engine.workload import DEFAULT_ASSUMPTIONS, InferenceService, TrainingJob
@@ -123,6 +124,13 @@ class WorkloadSection(BaseModel):
         description="job-stopping failures per million GPU-hours [-]")
     restart_s: float = Field(default=DEFAULT_ASSUMPTIONS.restart_s, ge=0, le=7 * 86400, description="[s]")
     pue_ratio: float = Field(default=DEFAULT_ASSUMPTIONS.pue_ratio, ge=1, le=3, description="[-]")
+    # Which offers compete (ui.offer_scope): the brief's GPU class and residency (default: H100 / H200 in EU/EEA
+    # data centres, the default client being a German company). The job itself decides what fits.
+    scope: OfferScope = OfferScope(gpu_models=DEFAULT_BRIEF.gpu_models)
+    residency: Residency = Residency(eu_resident_only=DEFAULT_BRIEF.eu_resident_only,
+                                     eu_jurisdiction_only=DEFAULT_BRIEF.eu_jurisdiction_only,
+                                     eu_legal_seat_only=DEFAULT_BRIEF.eu_legal_seat_only,
+                                     required_certifications=DEFAULT_BRIEF.required_certifications)
 
 
 class ScoringSection(BaseModel):
@@ -145,6 +153,11 @@ class ScoringSection(BaseModel):
     concentration: float = Field(default=20.0, gt=0, le=1000, description="Dirichlet concentration [-]")
     group_code: str | None = None  # group-weighting session of a workshop
     group_votes: dict[str, dict[str, float]] = Field(default_factory=dict)  # participant -> weight points
+    # Like-for-like (ui.offer_scope): which offers compete. Default: the brief's GPU class (H100 / H200),
+    # holding its 70B model as a full fine-tune sharded over its 16 GPUs (78 GB per GPU). Residency stays in
+    # ``constraints``.
+    scope: OfferScope = OfferScope(gpu_models=DEFAULT_BRIEF.gpu_models, fit=WorkloadFit(
+        model_params_b=DEFAULT_BRIEF.model_params_billion or 70.0, use="training", n_gpus=DEFAULT_BRIEF.cluster_gpus))
 
     @field_validator("preset")
     @classmethod
@@ -182,6 +195,10 @@ class PlacementSection(BaseModel):
     other_provider_discount_fraction: float | None = Field(
         default=None, gt=0, lt=1, description="assumed commitment discount for providers Epoch does not cover [-]")
     capacity_gpus: dict[str, float] = Field(default_factory=dict)  # offer_id -> GPUs the portfolio may commit
+    # Portfolio-wide venue rules (ui.offer_scope), on top of each workload's own: none by default (the example
+    # portfolios say per workload which data must stay in the EU). GPU class and memory are per workload.
+    scope: OfferScope = OfferScope()
+    residency: Residency = Residency()
 
     @field_validator("workloads")
     @classmethod

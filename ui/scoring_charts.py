@@ -112,7 +112,8 @@ def stability_intervals(result: ScoringResult, rival_labels: dict[int, str]) -> 
     fig.add_trace(go.Scatter(x=w, y=names, mode="markers", name="current weight",
                              marker=dict(symbol="diamond", size=13, color="#111827", line=dict(width=1, color="white")),
                              hovertemplate="%{y}: weight now %{x:.0f} %<extra></extra>"))
-    fig.update_xaxes(title="Weight of the criterion (% of the total)", range=[0, 122], ticksuffix=" %",
+    total = "% of the weight that counts" if result.uninformative else "% of the total"
+    fig.update_xaxes(title=f"Weight of the criterion ({total})", range=[0, 122], ticksuffix=" %",
                      tickvals=[0, 20, 40, 60, 80, 100])
     fig.update_yaxes(title=None)
     return style(fig, height=150 + 40 * len(js), title="Weight range in which #1 stays first")

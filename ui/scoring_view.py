@@ -19,7 +19,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from catalog.coverage import certification_options
+from catalog.store import STALE_AFTER_DAYS
 from engine.money import from_eur, to_eur
+from engine.scope import scope_constraints
 from engine.scoring import (
     CRITERIA,
     PRESETS,
@@ -32,8 +34,10 @@ from engine.scoring import (
     apply_constraints,
     build_decision_matrix,
     monte_carlo_weights,
+    rank,
     rank_alternatives,
 )
+from ui import offer_scope
 from ui import scoring_charts as charts
 from ui.catalog import catalog_key, offers
 from ui.format import SYMBOL, money
@@ -52,23 +56,19 @@ BASIS_LABEL = {"on_demand": "On-demand", "reserved": "Reserved, any term", "rese
                "reserved_3y": "3-year commitment", "spot": "Spot (interruptible)",
                "cheapest": "Cheapest stated, any type"}
 CONSTRAINT_LABEL = {
-    "eu_resident_only": "EU/EEA data centre only",
-    "eu_jurisdiction_only": "EU-controlled provider only",
+    **offer_scope.RESIDENCY_LABEL,
     "infiniband_only": "InfiniBand between nodes only",
     "sxm_only": "SXM boards only",
-    "eu_legal_seat_only": "EU/EEA legal seat only",
     "max_price_eur_per_gpu_hour": "Maximum price",
-    "required_certifications": "Required certifications",
+    "gpu_models": "GPU class",
+    "min_memory_gb_per_gpu": "Memory per GPU",
+    "exclude_price_outliers": "Price outliers left out",
 }
 CONSTRAINT_HELP = {
-    "eu_resident_only": "The data-centre country is stated and in the EU/EEA. A country the source does not state fails.",
-    "eu_jurisdiction_only": "The provider's ultimate parent is under EU law: a US-parented provider's EU region is "
-                            "still reachable by the CLOUD Act.",
+    **offer_scope.RESIDENCY_HELP,
     "infiniband_only": "InfiniBand (NDR or HDR) between nodes, as documented for the instance family. Most sources do "
                        "not state the fabric: those offers fail.",
     "sxm_only": "SXM boards (NVLink/NVSwitch-capable), not PCIe or OAM.",
-    "eu_legal_seat_only": "The provider's registered office, as its legal notice states it, is in the EU/EEA. "
-                          "Providers whose seat no source states fail (see Providers → Legal seat & certifications).",
 }
 _KEYS = {name: f"_sc_{short}" for name, short in [
     ("preset", "preset"), ("method", "method"), ("missing", "missing"), ("price_basis", "basis"),
@@ -76,6 +76,9 @@ _KEYS = {name: f"_sc_{short}" for name, short in [
     ("infiniband_only", "ib"), ("sxm_only", "sxm"), ("eu_legal_seat_only", "eu_seat"), ("max_price", "max_price"),
     ("required_certifications", "certs")]}
 _PRICE_CCY = "_sc_max_price_ccy"
+SCOPE_KEY = "_sc_scope"
+#: The like-for-like scope narrows first in the funnel: which offers can do the job, then the client's rules.
+SCOPE_FIRST = ("gpu_models", "min_memory_gb_per_gpu", "exclude_price_outliers")
 TOGGLES = ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only", "infiniband_only", "sxm_only")
 #: Criterion -> catalog column whose text is shown in the table (categories read better than their scores).
 FACT_COLUMN = {
@@ -168,6 +171,10 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
     _init_widgets(current, display)
     ss = st.session_state
     sym = SYMBOL[display.currency]
+    catalog = offers(None, display.usd_per_eur)
+    with st.container(border=True):
+        st.markdown("**Which offers compete** (like for like: only offers that can do the job are ranked)")
+        scope = offer_scope.scope_widgets(SCOPE_KEY, current.scope, sorted(catalog["gpu_model"].dropna().unique()))
     with st.container(border=True):
         a, b, c = st.columns([1.25, 1.15, 1.2])
         a.selectbox("Preset", list(PRESETS), key=_KEYS["preset"], on_change=apply_preset,
@@ -177,7 +184,7 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         b.markdown("**Hard constraints** (filter before ranking)")
         for t in TOGGLES:
             b.toggle(CONSTRAINT_LABEL[t], key=_KEYS[t], help=CONSTRAINT_HELP[t])
-        held = sorted(set(certification_options(offers(None, display.usd_per_eur)))
+        held = sorted(set(certification_options(catalog))
                       | set(ss[_KEYS["required_certifications"]]))
         b.multiselect(CONSTRAINT_LABEL["required_certifications"], held, key=_KEYS["required_certifications"],
                       placeholder="none required",
@@ -218,7 +225,7 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         constraints=Constraints(**{t: bool(ss[_KEYS[t]]) for t in TOGGLES}, max_price_eur_per_gpu_hour=cap,
                                 required_certifications=tuple(ss[_KEYS["required_certifications"]])),
         method=ss[_KEYS["method"]], missing=ss[_KEYS["missing"]], price_basis=ss[_KEYS["price_basis"]],
-        concentration=float(ss[_KEYS["concentration"]]),
+        concentration=float(ss[_KEYS["concentration"]]), scope=scope,
     )
     if section != current:
         update_scenario(scoring=section)
@@ -261,19 +268,34 @@ def _reason_kind(reason: str) -> str:
     """'EU data centre: no (outside the EU/EEA)' -> 'outside the EU/EEA'; prices -> 'above the maximum'."""
     if reason.startswith("price ") and "above" in reason:
         return "above the maximum"
+    if reason.startswith("memory ") and "below" in reason:
+        return "too little memory"
+    if reason.startswith("price outlier"):
+        return "price outlier"
+    if reason.startswith("GPU class: "):  # 'GPU class: L4, not H100 or H200' -> 'L4' (the class is in the label)
+        return reason.removeprefix("GPU class: ").split(", not ")[0]
     detail = reason.split(": ", 1)[1] if ": " in reason else reason
     return detail[4:-1] if detail.startswith("no (") and detail.endswith(")") else detail
+
+
+def effective_constraints(section: ScoringSection) -> Constraints:
+    """The section's hard constraints narrowed by its like-for-like scope (GPU class, memory, outliers)."""
+    return scope_constraints(section.scope, None, section.constraints)
 
 
 @st.cache_data(ttl=600, max_entries=64, show_spinner=False)
 def _rank(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Scored:
     s = ScoringSection.model_validate_json(section_json)
-    matrix = build_decision_matrix(_frame, price_basis=s.price_basis, reference_date=catalog_key[-1])
-    result = rank_alternatives(matrix, Weights(values=s.points()), method=s.method, constraints=s.constraints,
+    constraints = effective_constraints(s)
+    labelled = _frame.assign(offer_label=offer_scope.picker_labels(_frame, flags=False))
+    matrix = build_decision_matrix(labelled, price_basis=s.price_basis, reference_date=catalog_key[-1],
+                                   label_columns=("offer_label",))
+    result = rank_alternatives(matrix, Weights(values=s.points()), method=s.method, constraints=constraints,
                                missing=s.missing)
     funnel, keep = [], np.ones(len(matrix.ids), dtype=bool)
-    for name in s.constraints.active():
-        passed, why = apply_constraints(matrix, Constraints(**{name: getattr(s.constraints, name)}))
+    active = constraints.active()
+    for name in [n for n in SCOPE_FIRST if n in active] + [n for n in active if n not in SCOPE_FIRST]:
+        passed, why = apply_constraints(matrix, Constraints(**{name: getattr(constraints, name)}))
         removed = keep & ~passed
         kinds = Counter(_reason_kind(why[i][0]) for i in np.flatnonzero(removed))
         funnel.append(FunnelStep(name, int(keep.sum()), int(removed.sum()), tuple(kinds.most_common())))
@@ -350,6 +372,10 @@ def funnel_text(scored: Scored, display: DisplaySettings) -> str:
         label = CONSTRAINT_LABEL[step.constraint]
         if step.constraint == "max_price_eur_per_gpu_hour":
             label += f" {money(cons.max_price_eur_per_gpu_hour, display)}"
+        elif step.constraint == "gpu_models":
+            label += f": {' or '.join(cons.gpu_models)}"
+        elif step.constraint == "min_memory_gb_per_gpu":
+            label += f" at least {cons.min_memory_gb_per_gpu:.0f} GB"
         why = " · ".join(f"{n} {r}" for r, n in step.reasons)
         lines.append(f"- **{label}**: removes {step.n_removed} of {step.n_before}" + (f" ({why})" if why else "")
                      + f" → {step.n_before - step.n_removed} left")
@@ -402,11 +428,20 @@ def verdict(scored: Scored, mc: MonteCarloResult, display: DisplaySettings) -> s
         fragile = int(weighted[int(np.argmin(margin))])
         if fragile not in picks:
             picks.append(fragile)
-        parts = [f"the weight of {r.criteria[j].label} is between **{iv.lower[j]:.0%} and {iv.upper[j]:.0%}** "
-                 f"(now {w[j]:.0%})" for j in picks]
+        of = " of the weight that counts" if r.uninformative else ""
+        parts = [f"the weight of {r.criteria[j].label} is between **{iv.lower[j] + 0.0:.0%} and {iv.upper[j]:.0%}** "
+                 f"(now {w[j]:.0%}{of})" for j in picks]
         text += "It stays first while " + ", and while ".join(parts) + " (the other weights keep their proportions). "
     text += (f"It is first in **{mc.p_first[top]:.0%} of {mc.n_samples:,} weight draws** around these weights "
              f"(concentration {mc.concentration:g}).")
+    row = scored.offers.iloc[top]
+    age = offer_scope.price_age_days(row)
+    if age is not None and age > STALE_AFTER_DAYS:
+        text += (f"\n\n⚠ **The #1's price is stale**: retrieved {offer_scope.price_date(row):%Y-%m-%d}, {age} days "
+                 f"ago (more than {STALE_AFTER_DAYS}). Check it at the source before relying on it.")
+    if offer_scope.is_true(row.get("price_outlier")):
+        text += (f"\n\n⚠ **The #1's price is flagged as an outlier** ({row['price_outlier_reason']}); it is ranked "
+                 "because you chose to use price outliers.")
     return text
 
 
@@ -415,10 +450,15 @@ def notes(scored: Scored) -> list[str]:
     r = scored.result
     out = []
     if r.uninformative:
-        share = sum(r.weights[[c.name for c in r.criteria].index(n)] for n in r.uninformative)
-        out.append(f"{len(r.uninformative)} weighted criteria do not separate the ranked offers (all equal or not "
-                   f"stated by any of them): {', '.join(_criterion_label(n) for n in r.uninformative)}. Their "
-                   f"{share:.0%} of the weight adds the same to every score and changes no ranking.")
+        out.append(f"**Inert: {r.inert_share:.0%} of your weight.** {len(r.uninformative)} weighted criteria separate "
+                   f"none of the ranked offers (all equal, or stated by none of them): "
+                   f"{', '.join(_criterion_label(n) for n in r.uninformative)}. Their weight is not counted: the "
+                   "scores, the verdict's weight ranges and the charts use the other criteria, rescaled to 100 % "
+                   "(*the weight that counts*; see *Assumptions and criterion mappings*).")
+    if r.stated_vs_not:
+        out.append(f"Only one value is stated among the ranked offers for "
+                   f"{', '.join(_criterion_label(n) for n in r.stated_vs_not)}: an offer stating it scores best on "
+                   "that criterion, one that does not state it scores worst (never equal).")
     if r.set_dependent_on:
         names = [r.labels[r.ids.index(i)] for i in r.set_dependent_on[:3]]
         out.append(f"Normalisation depends on the offers ranked: removing {' or '.join(names)}"
@@ -455,15 +495,22 @@ def ranking_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFram
     order = r.order
     rows = scored.offers.iloc[order]
     price_j = next(j for j, c in enumerate(r.criteria) if c.name == "price_eur_per_gpu_hour")
-    weighted = [int(j) for j in np.argsort(-r.weights, kind="stable") if r.weights[j] > 0 and j != price_j]
-    n_missing = (r.missing & (r.weights > 0)).sum(axis=1)[order]
+    asked = r.requested_weights if r.requested_weights is not None else r.weights
+    weighted = [int(j) for j in np.argsort(-asked, kind="stable") if asked[j] > 0 and j != price_j]
+    n_missing = (r.missing & (asked > 0)).sum(axis=1)[order]
+
+    def head(j: int) -> str:
+        return r.criteria[j].label + (" (inert)" if r.criteria[j].name in r.uninformative else "")
+
     data = {
         "Rank": r.ranks[order], "Score": r.scores[order], "Provider": rows["provider_name"].to_numpy(),
         "GPU": (rows["gpu_model"] + " " + rows["form_factor"].fillna("")).str.strip().to_numpy(),
-        "Region": rows["region"].to_numpy(),
-        **{"Price" if j == price_j else r.criteria[j].label:
+        "GPUs": [offer_scope.gpus_text(v).replace("node size not stated", NOT_STATED) for v in rows["gpus_per_node"]],
+        "Region": rows["region"].fillna(NOT_STATED).to_numpy(),
+        **{"Price" if j == price_j else head(j):
            _facts(r.criteria[j], r.values[order, j], r.missing[order, j], rows, display) for j in [price_j, *weighted]},
-        "Not stated": [f"{n} of {int((r.weights > 0).sum())}" for n in n_missing],
+        "Not stated": [f"{n} of {int((asked > 0).sum())}" for n in n_missing],
+        "Flags": [offer_scope.flags_text(row) or "—" for row in rows.to_dict("records")],
         "Source": rows["source_url"].to_numpy(),
     }
     is_wsm = r.method.value == "weighted_sum"
@@ -479,6 +526,45 @@ def ranking_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFram
         "Not stated": st.column_config.TextColumn(
             "Not stated", help="Weighted criteria the catalog does not state for this offer; "
             + MISSING_EXPLAIN[r.missing_rule.value].lower()),
+        "GPUs": st.column_config.TextColumn("GPUs/node", help="GPUs per node (instance) of the offer"),
+        "Flags": st.column_config.TextColumn("Flags", help="⚠ price outlier (used only when you include outliers) · "
+                                             f"⚠ stale price: retrieved more than {STALE_AFTER_DAYS} days ago"),
+        "Source": st.column_config.LinkColumn("Source", display_text="source ↗"),
+    }
+    return pd.DataFrame(data), config
+
+
+def provider_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFrame, dict]:
+    """One row per provider: its best-scoring offer among those ranked, providers ranked by that score."""
+    r = scored.result
+    order = r.order
+    rows = scored.offers.iloc[order]
+    price_j = next(j for j, c in enumerate(r.criteria) if c.name == "price_eur_per_gpu_hour")
+    best = rows.assign(_score=r.scores[order], _rank=r.ranks[order], _price=r.values[order, price_j],
+                       _n=rows.groupby("provider_name")["provider_name"].transform("size").to_numpy())
+    best = best[~best["provider_name"].duplicated()]  # rows are best first: the first of each provider is its best
+    score = best["_score"].to_numpy()
+    data = {
+        "Rank": rank(score), "Score": score, "Provider": best["provider_name"].to_numpy(),
+        "Best offer": [offer_scope.picker_label(row, flags=False).split(" · ", 1)[1] for row in best.to_dict("records")],
+        "Offer rank": best["_rank"].to_numpy(),
+        "Price": [money(v, display) if v == v else NOT_STATED for v in best["_price"]],
+        "Offers ranked": best["_n"].to_numpy(),
+        "Flags": [offer_scope.flags_text(row) or "—" for row in best.to_dict("records")],
+        "Source": best["source_url"].to_numpy(),
+    }
+    basis = next(str(a.value) for a in r.assumptions if a.name == "price_basis")
+    config = {
+        "Rank": st.column_config.NumberColumn("Rank", format="%d", pinned=True),
+        "Score": st.column_config.ProgressColumn("Score", min_value=0.0, max_value=1.0, format="%.3f", pinned=True,
+                                                 help="The score of the provider's best offer (same scale as the "
+                                                      "offer ranking)"),
+        "Best offer": st.column_config.TextColumn("Best offer", width="medium"),
+        "Offer rank": st.column_config.NumberColumn("Offer rank", format="%d", help="Its rank among all offers"),
+        "Price": st.column_config.TextColumn(f"Price ({display.currency}/GPU-h)",
+                                             help=f"Effective price: {BASIS_LABEL[basis].lower()}"),
+        "Offers ranked": st.column_config.NumberColumn("Offers ranked", format="%d",
+                                                       help="This provider's offers that passed the constraints"),
         "Source": st.column_config.LinkColumn("Source", display_text="source ↗"),
     }
     return pd.DataFrame(data), config
@@ -497,10 +583,21 @@ def chart_labels(result: ScoringResult, positions: np.ndarray, width: int = 46) 
 
 def criteria_frame(result: ScoringResult, points: dict[str, float]) -> pd.DataFrame:
     """Every criterion: weight, direction, catalog source and how a category becomes a number."""
+    asked = result.requested_weights if result.requested_weights is not None else result.weights
+
+    def status(j: int, c: Criterion) -> str:
+        if asked[j] <= 0:
+            return "no weight"
+        if c.name in result.uninformative:
+            return "inert: separates no ranked offer"
+        if c.name in result.stated_vs_not:
+            return "stated vs not stated (one value stated)"
+        return "separates offers"
+
     return pd.DataFrame([{
         "Criterion": c.label, "Unit": c.unit, "Better": "lower" if c.objective is Objective.MIN else "higher",
-        "Points": points.get(c.name, 0.0), "Share": float(result.weights[j]), "Catalog field": c.source,
-        "Mapping": c.mapping_doc,
+        "Points": points.get(c.name, 0.0), "Share": float(asked[j]), "Share used": float(result.weights[j]),
+        "Status": status(j, c), "Catalog field": c.source, "Mapping": c.mapping_doc,
     } for j, c in enumerate(result.criteria)])
 
 

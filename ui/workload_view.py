@@ -16,8 +16,10 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from catalog.store import STALE_AFTER_DAYS
 from engine import power
 from engine.network import InterNodeKind
+from engine.scope import OfferScope, Residency, scope_constraints
 from engine.workload import (
     DEFAULT_ASSUMPTIONS,
     EMISSIONS_NOT_COMPUTED,
@@ -29,12 +31,13 @@ from engine.workload import (
     price_inference,
     price_training,
 )
+from ui import offer_scope
 from ui.catalog import catalog_key, offers
-from ui.charts import offer_label
 from ui.format import SYMBOL, eur_columns_to_display, money, money_column
 from ui.scenario import DisplaySettings, WorkloadSection, get_scenario, update_scenario
 
 CUSTOM = "custom"
+SCOPE_KEY = "_wl_scope"
 PRICE_COLUMN = {"on-demand": "on_demand_eur_per_gpu_hour", "spot": "spot_eur_per_gpu_hour",
                 "reserved": "reserved_eur_per_gpu_hour", "reserved-1y": "reserved_1y_eur_per_gpu_hour",
                 "reserved-3y": "reserved_3y_eur_per_gpu_hour", "cheapest": "best_selected_eur_per_gpu_hour"}
@@ -243,7 +246,8 @@ def _messages(exc: ValidationError) -> list[str]:
     return out
 
 
-def _read(current: WorkloadSection, mode: str) -> WorkloadSection:
+def _read(current: WorkloadSection, mode: str, scope: OfferScope | None = None,
+          residency: Residency | None = None) -> WorkloadSection:
     """The section the widgets describe (raises ValidationError on an invalid input).
 
     Built from plain dicts, so that a section kept in the session from before a module reload (Streamlit
@@ -290,6 +294,7 @@ def _read(current: WorkloadSection, mode: str) -> WorkloadSection:
     return WorkloadSection.model_validate(dict(
         mode=mode, preset=preset, training=training, inference=inference, missing_fabric=ss["_wl_policy"],
         price_type=ss["_wl_price"], tokens_per_day=tokens_per_day, latency_target_s=latency_target_s, **reliability,
+        scope=(scope or current.scope).model_dump(), residency=(residency or current.residency).model_dump(),
     ))
 
 
@@ -320,8 +325,18 @@ def workload_inputs() -> WorkloadSection | None:
             _training_fields(st.session_state["_wl_preset"])
         else:
             _inference_fields()
+    with st.container(border=True):
+        st.markdown("**Which offers may run it** (the client's requirements; the same filters as Scoring and "
+                    "Placement)")
+        catalog = offers(None, get_scenario().display.usd_per_eur)
+        residency = offer_scope.residency_widgets(
+            SCOPE_KEY + "_res", current.residency,
+            offer_scope.certification_options(catalog, current.residency.required_certifications))
+        scope = offer_scope.scope_widgets(SCOPE_KEY, current.scope, sorted(catalog["gpu_model"].dropna().unique()),
+                                          fit=False)
+    with st.container():
         try:
-            section = _read(current, mode or current.mode)
+            section = _read(current, mode or current.mode, scope, residency)
         except ValidationError as exc:
             st.error("**This input cannot be priced.**\n\n" + "\n".join(f"- {m}" for m in _messages(exc)),
                      icon=":material/error:")
@@ -375,10 +390,21 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
     frame = _frame.reset_index(drop=True)
     o = _arrays(frame, s.price_type)
     a = assumptions_for(s)
+    # The client's requirements (residency, GPU class, memory, price outliers): the one filter of engine.scoring.
+    in_scope, scope_reason = offer_scope.filter_offers(frame, scope_constraints(s.scope, s.residency),
+                                                       offer_scope.price_columns_of(s.price_type))
     out = pd.DataFrame({
-        "offer_id": frame["offer_id"], "label": offer_label(frame).to_numpy(), "provider_name": frame["provider_name"],
+        "offer_id": frame["offer_id"], "label": offer_scope.picker_labels(frame).to_numpy(),
+        "provider_name": frame["provider_name"],
         "gpu": frame["gpu_spec_id"].fillna(frame["gpu_model"]), "form_factor": frame["form_factor"].fillna("not stated"),
-        "region": frame["region"], "source_url": frame["source_url"], "price_eur_per_gpu_hour": o.price_eur_per_gpu_hour,
+        "gpus_per_node": [offer_scope.gpus_text(v) for v in frame["gpus_per_node"]],
+        "region": frame["region"].fillna("not stated"), "source_url": frame["source_url"],
+        "price_eur_per_gpu_hour": o.price_eur_per_gpu_hour,
+        "flags": [offer_scope.flags_text(r) or "—" for r in frame.to_dict("records")],
+        "price_is_stale": offer_scope.price_is_stale(frame),
+        "price_date": [f"{d:%Y-%m-%d}" if d is not None else "not stated"
+                       for d in map(offer_scope.price_date, frame.to_dict("records"))],
+        "is_eu_datacenter": frame["is_eu_datacenter"],
     })
     if s.mode == "training":
         job = s.training
@@ -420,16 +446,22 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
     reason = r.exclusion_text()
     no_price = ~r.excluded & np.isnan(o.price_eur_per_gpu_hour)
     reason = np.where(no_price, f"no {s.price_type} price in the catalog", reason)
+    # The client's requirements come first: an offer outside them is left out for that reason.
+    reason = np.where(~in_scope, np.asarray(scope_reason, dtype=object), reason)
     out = out.assign(
         gpu_hours=r.gpu_hours, energy_kwh=r.energy_kwh, emissions_kg=r.emissions_kg, bound=r.bound_text(),
         communication_share_pct=r.communication_share_fraction * 100.0, uses_fp8=r.uses_fp8,
-        is_ranked=~r.excluded & ~no_price, reason=reason, assumed_default=r.assumed_default, defaults_used=defaults,
+        is_ranked=~r.excluded & ~no_price & in_scope, reason=reason, assumed_default=r.assumed_default,
+        defaults_used=defaults,
     )
     out = out.sort_values(["is_ranked", *sort_by, "offer_id"], ascending=[False, *ascending, True], kind="stable")
     rows = [*r.assumptions,
             ("price_type", s.price_type, "-", "Workload page: current catalog price of this type per offer"),
             ("power_per_h100_at_the_wall", float(power.facility_power_kw_per_gpu(700.0, 1.0, a.power_model())), "kW",
              "engine.power: 700 W TDP + server non-GPU share, x PUE (the same model as the TCO page)"),
+            ("offers_in_scope", offer_scope.scope_summary(s.scope, s.residency), "-",
+             "Workload page (user input): the client's requirements, filtered as on Scoring (engine.scoring."
+             "apply_constraints); price outliers: engine.outliers (Iglewicz & Hoaglin)"),
             ("grid_intensity_g_per_kwh", "by data-centre country", "gCO2e/kWh", GRID_INTENSITY_SOURCE)]
     if s.mode == "inference":
         rows += [("tokens_per_day", s.tokens_per_day, "-", "Workload page (user input): GPUs = whole replicas"),
@@ -523,7 +555,42 @@ def _duration(hours: float) -> str:
 
 
 def _name(row: pd.Series) -> str:
-    return f"{row['provider_name']} {row['gpu']} · {row['region']}"
+    return f"{row['provider_name']} {row['gpu']} · {row['gpus_per_node']} · {row['region']}"
+
+
+def _stale_note(rows: pd.DataFrame) -> str:
+    """A warning when a headline rests on a stale price ('' when none does)."""
+    stale = rows[rows["price_is_stale"].astype(bool)].drop_duplicates("offer_id")
+    if stale.empty:
+        return ""
+    names = " and ".join(f"{_name(r)} (price of {r['price_date']})" for _, r in stale.iterrows())
+    return (f"\n\n⚠ **Stale price:** {names}: retrieved more than {STALE_AFTER_DAYS} days ago; check the source "
+            "before relying on it.")
+
+
+def _outlier_note(rows: pd.DataFrame) -> str:
+    """A warning when a headline rests on a flagged price outlier the user chose to use ('' when none does)."""
+    flagged = rows[rows["flags"].str.contains("price outlier")].drop_duplicates("offer_id")
+    if flagged.empty:
+        return ""
+    names = " and ".join(_name(r) for _, r in flagged.iterrows())
+    return (f"\n\n⚠ **Price outlier used:** {names}: far below (or above) every other price of this GPU model "
+            "(see its reason under Providers); it is used because you switched *Use price outliers* on.")
+
+
+def _left_out_counts(priced: Priced) -> str:
+    left = priced.left_out["reason"].astype(str)
+    n_outlier = int(left.str.contains("price outlier").sum())
+    n_scope = int(left.str.contains(_SCOPE_PATTERN).sum()) - n_outlier
+    parts = [f"{n_scope} outside the client's requirements" if n_scope > 0 else "",
+             f"{n_outlier} price outlier{'s' * (n_outlier != 1)} (not used unless you include outliers)" if n_outlier
+             else ""]
+    parts = [p for p in parts if p]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+#: Reasons engine.scoring.apply_constraints gives (the client's requirements and price outliers).
+_SCOPE_PATTERN = r"^(?:EU data centre|parent jurisdiction|legal seat|certifications|GPU class|GPU model|memory|price outlier)"
 
 
 def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) -> str:
@@ -531,7 +598,8 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
     ranked, n = priced.ranked, len(priced.offers)
     counts = (f"{len(ranked)} of {n} offers priced at their {section.price_type} price"
               f"{f' ({int(ranked.assumed_default.sum())} with stated defaults)' if ranked.assumed_default.any() else ''}; "
-              f"{n - len(ranked)} left out, each with its reason below.")
+              f"{n - len(ranked)} left out{_left_out_counts(priced)}, each with its reason below. "
+              f"Offers: {offer_scope.scope_summary(section.scope, section.residency)}.")
     if ranked.empty:
         top = priced.left_out["reason"].value_counts().head(2)
         return ("**No offer can run this workload as specified.** Most common reasons: "
@@ -542,7 +610,7 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
         text = f"**Cheapest:** {_name(cheap)} at **{money(cheap.cost_eur, display, 0)} per job**, {_duration(cheap.time_hours)}. "
         text += ("It is also the fastest." if fast.offer_id == cheap.offer_id else
                  f"**Fastest:** {_name(fast)}: **{_duration(fast.time_hours)}**, {money(fast.cost_eur, display, 0)} per job.")
-        return f"{text}\n\n{counts}"
+        return f"{text}{_stale_note(pd.DataFrame([cheap, fast]))}{_outlier_note(pd.DataFrame([cheap, fast]))}\n\n{counts}"
     target = section.latency_target_s
     if cheap.meets_latency_target:
         text = (f"**Cheapest within the {target:g} s latency target:** {_name(cheap)} at **{money(cheap.cost_eur, display)} "
@@ -554,7 +622,7 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
                 f"batch size or raise the target. Cheapest anyway: {_name(cheap)} at {money(cheap.cost_eur, display)} "
                 f"per million tokens. ")
     text += f"**Lowest latency:** {_name(fast)}, {fast.request_latency_s:.1f} s at {money(fast.cost_eur, display)} per million tokens."
-    return f"{text}\n\n{counts}"
+    return f"{text}{_stale_note(pd.DataFrame([cheap, fast]))}{_outlier_note(pd.DataFrame([cheap, fast]))}\n\n{counts}"
 
 
 def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
@@ -598,9 +666,12 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
         "provider_name": st.column_config.TextColumn("Provider", pinned=True),
         "gpu": st.column_config.TextColumn("GPU", pinned=True),
         "form_factor": st.column_config.TextColumn("Form"),
+        "gpus_per_node": st.column_config.TextColumn("GPUs/node"),
         "region": st.column_config.TextColumn("Region"),
     }
     tail = {
+        "flags": st.column_config.TextColumn("Flags", help="⚠ price outlier (used only when you include outliers) · "
+                                             f"⚠ stale price: retrieved more than {STALE_AFTER_DAYS} days ago"),
         "bound": st.column_config.TextColumn("Bound by", help="What limits the speed: compute, memory bandwidth or communication"),
         "price_eur_per_gpu_hour": money_column("Per GPU-hour", display, f"{section.price_type} price used"),
         "defaults_used": st.column_config.TextColumn("Stated defaults used", help="Catalog values this offer lacks, "
@@ -612,9 +683,9 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
         unit, div = _time_unit(priced.ranked["time_hours"])
         out["time"] = out["time_hours"] / div
         middle = {
-            "cost_eur": st.column_config.NumberColumn("Cost per job", format=f"{sym}%,d", help="GPU-hours x price per GPU-hour"),
+            "cost_eur": st.column_config.NumberColumn("Cost per job", format=f"{sym}%,.0f", help="GPU-hours x price per GPU-hour"),
             "time": st.column_config.NumberColumn(f"Time ({unit})", format="%.1f", help="Wall-clock time of the job"),
-            "gpu_hours": st.column_config.NumberColumn("GPU-hours", format="%,d"),
+            "gpu_hours": st.column_config.NumberColumn("GPU-hours", format="%,.0f"),
             "layout": st.column_config.TextColumn("Layout", help="Tensor x context x pipeline x data parallel degrees "
                                                   "(auto: the smallest that fits this GPU's memory)"),
             "efficiency_pct": st.column_config.NumberColumn(
@@ -625,27 +696,27 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
                 "checkpoints and restarts take the rest (Young/Daly)"),
             "mfu_pct": st.column_config.NumberColumn("MFU", format="%.0f%%",
                                                      help="Model FLOPs / (peak x step time), failures excluded"),
-            "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,d",
+            "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,.0f",
                                                         help="All-in: GPU at load + server's non-GPU share, x PUE"),
-            "emissions_kg": st.column_config.NumberColumn("Emissions (kg CO2e)", format="%,d",
-                                                          help=f"Empty: {EMISSIONS_NOT_COMPUTED} (data-centre country not stated)"),
+            "emissions_kg": st.column_config.NumberColumn("Emissions (kg CO2e)", format="%,.0f",
+                                                          help=f"not stated: {EMISSIONS_NOT_COMPUTED} (data-centre country not stated)"),
             "uses_fp8": st.column_config.CheckboxColumn("FP8", help="Trained at the FP8 peak (FP8-ready and the GPU has one)"),
         }
     else:
         middle = {
             "cost_eur": money_column("Per M tokens", display, "Cost per million generated tokens, at the utilisation set above"),
-            "cost_eur_per_day": st.column_config.NumberColumn("Per day", format=f"{sym}%,d",
+            "cost_eur_per_day": st.column_config.NumberColumn("Per day", format=f"{sym}%,.0f",
                                                               help="Whole replicas for the tokens per day, 24 h each"),
             "gpus_needed": st.column_config.NumberColumn("GPUs", format="%d", help="Whole replicas x GPUs per replica"),
             "request_latency_s": st.column_config.NumberColumn("Latency (s)", format="%.2f", help="First token + all output tokens"),
             "meets_latency_target": st.column_config.CheckboxColumn(f"≤ {section.latency_target_s:g} s"),
-            "tokens_per_s_per_gpu": st.column_config.NumberColumn("Tokens/s per GPU", format="%,d"),
+            "tokens_per_s_per_gpu": st.column_config.NumberColumn("Tokens/s per GPU", format="%,.0f"),
             "tensor_parallel_degree": st.column_config.NumberColumn("GPUs per replica", format="%d"),
             "gpu_hours": st.column_config.NumberColumn("GPU-h per M tokens", format="%.2f"),
             "energy_kwh": st.column_config.NumberColumn("kWh per M tokens", format="%.2f",
                                                         help="All-in: GPU + server's non-GPU share, x PUE"),
             "emissions_kg": st.column_config.NumberColumn("kg CO2e per M tokens", format="%.2f",
-                                                          help=f"Empty: {EMISSIONS_NOT_COMPUTED}"),
+                                                          help=f"not stated: {EMISSIONS_NOT_COMPUTED}"),
         }
     config = {**common, **middle, **tail}
     return out[list(config)], config
@@ -661,6 +732,7 @@ def left_out_table(priced: Priced) -> tuple[pd.DataFrame, dict]:
         "status": st.column_config.TextColumn("Status"),
         "provider_name": st.column_config.TextColumn("Provider"),
         "gpu": st.column_config.TextColumn("GPU"),
+        "gpus_per_node": st.column_config.TextColumn("GPUs/node"),
         "region": st.column_config.TextColumn("Region"),
         "reason": st.column_config.TextColumn("Why", width="large"),
         "source_url": st.column_config.LinkColumn("Source", display_text="source ↗"),

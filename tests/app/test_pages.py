@@ -163,3 +163,25 @@ def test_the_eu_sovereign_filter_finds_the_offers_that_exist(catalog_path):
     assert _offer_count(at) >= 1
     shown = at.dataframe[0].value
     assert set(shown["gpu_model"]) == {"H100"}
+def test_providers_flags_price_outliers_and_never_shows_none_or_nan(catalog_path):
+    """Issue 14: a flagged outlier carries its reason on the Providers page; missing values read 'not stated'."""
+    from tests.app.synthetic import add_h100_price_outlier
+
+    add_h100_price_outlier(catalog_path)  # at least one flagged row, whatever the seed holds
+    at = run_page("app_pages/providers.py")
+    table = next(d for d in at.dataframe if "flags" in d.value.columns)
+    frame = table.value
+    assert table.proto.placeholder == "not stated"  # empty numeric cells, e.g. GPUs per node
+    flagged = frame[frame["flags"].str.contains("price outlier")]
+    assert len(flagged) > 0
+    assert flagged["price_outlier_reason"].str.startswith("price outlier: this on-demand price is").all()
+    assert (frame.loc[~frame.index.isin(flagged.index), "price_outlier_reason"] == "—").all()
+    assert any(f"{len(flagged)} with a flagged price outlier" in m.value for m in at.markdown)
+    # the comparison shows text: a value no source states reads "not stated", never None / nan / <NA>
+    compare = next(d.value for d in at.dataframe if "Provider" not in d.value.columns and d.value.shape[1] == 2)
+    cells = {str(v) for v in compare.to_numpy().ravel()}
+    assert not cells & {"None", "nan", "<NA>", "NaN", "NaT"}
+    assert "not stated" in cells
+    # the comparison picker tells node sizes apart
+    options = list(at.multiselect(key="prov_compare").options)
+    assert len(options) == len(set(options))

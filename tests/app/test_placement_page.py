@@ -133,7 +133,10 @@ def test_an_assumed_discount_for_other_providers_lets_eu_work_commit(placement):
     placement.button(key="_pl_submit").click().run()  # the settings live in the form
     assert not placement.exception
     row = plan_table(placement).loc[sensitive]
-    assert row["Committed GPUs"] > 0 and "(rate estimated)" in row["Committed at"]
+    # The rate comes from the user's 30 %, not from Epoch: the plan says so (issue 14, item 7).
+    assert row["Committed GPUs"] > 0 and "(rate from your assumed discount)" in row["Committed at"]
+    assert "your assumed discount" in row["Reason"] and "Epoch" not in row["Reason"]
+    assert "**your assumed discount** of 30%" in "\n".join(m.value for m in placement.markdown)
     assert placement.session_state["scenario"].placement.other_provider_discount_fraction == pytest.approx(0.3)
 
 
@@ -159,3 +162,58 @@ def test_a_venue_capacity_limits_the_commitment_there(placement):
     row = plan_table(placement).loc["research-anonymised"]
     assert row["committed_offer_id"] != venue or row["Committed GPUs"] <= 2
     assert placement.session_state["scenario"].placement.capacity_gpus == {venue: 2.0}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Issue 14, item 5: client-wide residency; item 7: marketplace commitments, stale prices, labels
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_client_wide_eu_data_centre_rule_keeps_every_workload_in_the_eu(placement, catalog_frame):
+    """The same filter as Scoring and Workload: with 'EU/EEA data centre only' no venue outside the EU is used."""
+    placement.toggle(key="_pl_scope_res_eu_resident_only").set_value(True)
+    placement.button(key="_pl_submit").click().run()
+    assert not placement.exception
+    rows = catalog_frame.set_index("offer_id")
+    table = plan_table(placement)
+    used = set().union(*(venues_used(row) for _, row in table.iterrows()))
+    assert used and rows.loc[list(used), "is_eu_datacenter"].fillna(False).astype(bool).all()
+    assert placement.session_state["scenario"].placement.residency.eu_resident_only
+    n_eu = int(catalog_frame["is_eu_datacenter"].fillna(False).astype(bool).sum())
+    assert any(f"Venues: {n_eu} of {len(catalog_frame)} catalog offers" in c.value for c in placement.caption)
+
+
+def test_no_multi_year_commitment_on_a_marketplace_offer(placement, catalog_frame):
+    """With an assumed 30 % discount the research lab committed 32 GPUs for 3 years on a Vast.ai marketplace row."""
+    from engine.scope import is_marketplace
+
+    placement.selectbox(key="_pl_example").set_value("Research lab").run()
+    placement.number_input(key="_pl_other_discount_pct").set_value(30)
+    placement.button(key="_pl_submit").click().run()
+    assert not placement.exception
+    market = set(catalog_frame.loc[is_marketplace(catalog_frame), "offer_id"])
+    table = plan_table(placement)
+    committed = table.loc[table["Committed GPUs"] > 0, "committed_offer_id"]
+    assert len(committed) > 0 and not set(committed) & market
+    assert not any("Commitment on a marketplace offer" in w.value for w in placement.warning)
+
+
+def test_a_stale_price_in_the_plan_is_warned_about(placement, catalog_frame):
+    rows = catalog_frame.set_index("offer_id")
+    used = set().union(*(venues_used(row) for _, row in plan_table(placement).iterrows()))
+    from tests.app.staleness import price_day, stale_by_hand
+
+    stale = stale_by_hand(rows.loc[list(used)])
+    warning = next((w.value for w in placement.warning if "Stale price" in w.value), None)
+    assert (warning is not None) == bool(stale.any())
+    if warning:
+        assert all(f"price of {price_day(rows.loc[v]):%Y-%m-%d}" in warning for v in stale[stale].index[:4])
+
+
+def test_venues_that_differ_by_node_size_read_differently(placement, catalog_frame):
+    from ui.placement_view import venue_labels
+
+    labels = venue_labels(catalog_frame)
+    assert len(set(labels.values())) == len(labels)
+    scaleway_l4 = catalog_frame[(catalog_frame["provider_id"] == "scaleway") & (catalog_frame["gpu_model"] == "L4")]
+    assert len({labels[i] for i in scaleway_l4["offer_id"]}) == len(scaleway_l4) > 1

@@ -1,7 +1,8 @@
 """AppTest of the Provider scoring page: presets change the winner where the data says so, constraints are
 reported with reasons, an empty ranking is explained, and the weights persist in the scenario.
 
-Expected winners are computed with the engine on the same catalog, never hard-coded.
+Expected winners are computed with the engine on the same catalog, never hard-coded, with the page's own offer
+scope (GPU class, memory per GPU, price outliers: ui.offer_scope) unless a test widens it to any GPU.
 """
 
 import datetime as dt
@@ -14,8 +15,13 @@ from streamlit.testing.v1 import AppTest
 from catalog.models import EU_EEA_COUNTRIES
 from catalog.store import CatalogStore, OfferFilter
 from engine.money import DEFAULT_USD_PER_EUR
+from engine.outliers import price_outlier_columns
+from engine.scope import OfferScope, scope_constraints
 from engine.scoring import PRESETS, ScoringResult, build_decision_matrix, rank_alternatives
 from tests.app.conftest import open_page
+from tests.app.synthetic import add_h100_price_outlier
+from ui.offer_scope import picker_labels
+from ui.scenario import ScoringSection
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,13 +31,32 @@ def scoring(catalog_path) -> AppTest:
     return open_page("app_pages/scoring.py")
 
 
-def engine_ranking(catalog_path: Path, preset: str, constraints=None) -> ScoringResult:
-    """The engine's ranking for a preset's weights, with the preset's constraints or the ones given."""
+def catalog_frame(catalog_path: Path) -> pd.DataFrame:
+    """The offers frame as the page gets it: outlier flags added, labels with GPUs per node."""
     with CatalogStore(catalog_path) as store:
         frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
+    frame = pd.concat([frame, price_outlier_columns(frame)], axis=1)
+    return frame.assign(offer_label=picker_labels(frame, flags=False))
+
+
+def engine_ranking(catalog_path: Path, preset: str, scope: OfferScope | None = None, *, constraints=None,
+                   first_load: bool = False, **kwargs) -> ScoringResult:
+    """The engine's ranking under ``preset`` and ``scope`` (default: the page's default scope). The hard
+    constraints are the ones given, else the client brief's on first load (``first_load``), else the preset's."""
     p = PRESETS[preset]
-    matrix = build_decision_matrix(frame, reference_date=dt.date.today())
-    return rank_alternatives(matrix, p.weights(), constraints=p.constraints if constraints is None else constraints)
+    basis = kwargs.pop("price_basis", "on_demand")
+    matrix = build_decision_matrix(catalog_frame(catalog_path), price_basis=basis, reference_date=dt.date.today(),
+                                   label_columns=("offer_label",))
+    base = constraints if constraints is not None else ScoringSection().constraints if first_load else p.constraints
+    return rank_alternatives(matrix, p.weights(), constraints=scope_constraints(
+        ScoringSection().scope if scope is None else scope, None, base), **kwargs)
+
+
+def widen_to_any_gpu(at: AppTest) -> None:
+    """GPU class 'any', no model to fit (price outliers stay out, as by default)."""
+    at.multiselect(key="_sc_scope_gpus").set_value([]).run()
+    at.toggle(key="_sc_scope_fit_on").set_value(False).run()
+    assert not at.exception
 
 
 def ranking(at: AppTest) -> pd.DataFrame:
@@ -52,9 +77,7 @@ def top_label(result: ScoringResult) -> str:
 
 def test_first_load_ranks_the_regulated_enterprise_preset(scoring, catalog_path):
     # the preset's weights with the client brief's constraints (the default brief: EU data centre required)
-    from ui.scenario import Scenario
-
-    expected = engine_ranking(catalog_path, "Regulated enterprise", Scenario().scoring.constraints)
+    expected = engine_ranking(catalog_path, "Regulated enterprise", first_load=True)
     assert expected.ids, "the seed catalog ranks offers under the default preset"
     table = ranking(scoring)
     assert len(table) == len(expected.ids)
@@ -66,14 +89,16 @@ def test_first_load_ranks_the_regulated_enterprise_preset(scoring, catalog_path)
 
 
 def test_switching_preset_changes_the_winner(scoring, catalog_path):
-    regulated = engine_ranking(catalog_path, "Regulated enterprise")
-    cheapest = engine_ranking(catalog_path, "Cheapest inference")
+    widen_to_any_gpu(scoring)
+    regulated = engine_ranking(catalog_path, "Regulated enterprise", OfferScope())
+    cheapest = engine_ranking(catalog_path, "Cheapest inference", OfferScope())
     assert regulated.top != cheapest.top, "the data says the two presets pick different winners"
     before = ranking(scoring).iloc[0]
     scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
     assert not scoring.exception
     after = ranking(scoring).iloc[0]
-    assert (after["Provider"], after["Region"]) != (before["Provider"], before["Region"])
+    assert (after["Provider"], after["GPU"], after["GPUs"], after["Region"]) != (
+        before["Provider"], before["GPU"], before["GPUs"], before["Region"])
     assert after["Score"] == pytest.approx(float(cheapest.scores.max()))
     assert f"**#1 {top_label(cheapest)}**" in text(scoring)
     assert len(ranking(scoring)) == len(cheapest.ids)
@@ -91,8 +116,8 @@ def test_a_constraint_toggle_reduces_the_ranked_count_and_reports_why(scoring):
     assert 0 < n_sxm < n_all
     assert f"**SXM boards only**: removes {n_all - n_sxm} of {n_all}" in text(scoring)
     left_out = excluded(scoring)
-    assert len(left_out) == n_all - n_sxm
-    assert left_out["Reasons"].str.startswith("form factor: ").all()
+    by_sxm_alone = left_out[left_out["Reasons"].str.startswith("form factor: ") & ~left_out["Reasons"].str.contains("; ")]
+    assert len(by_sxm_alone) == n_all - n_sxm  # the others fail the like-for-like scope as well
     assert (left_out["Removed by"] == "constraint").all()
     assert scoring.session_state["scenario"].scoring.constraints.sxm_only
 
@@ -180,6 +205,7 @@ def test_max_price_is_entered_in_the_display_currency(scoring):
 
 
 def test_required_certification_and_eu_seat_filter_by_provider_facts(scoring, catalog_path):
+    widen_to_any_gpu(scoring)
     scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
     n_all = len(ranking(scoring))
     scoring.multiselect(key="_sc_certs").set_value(["ISO27001"]).run()
@@ -205,12 +231,108 @@ def test_three_year_commitment_basis_ranks_only_offers_with_a_three_year_price(s
     scoring.selectbox(key="_sc_basis").set_value("reserved_3y").run()
     scoring.radio(key="_sc_missing").set_value("exclude").run()  # an offer without that price is left out
     assert not scoring.exception
-    with CatalogStore(catalog_path) as store:
-        frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
-    p = PRESETS["Cheapest inference"]
-    matrix = build_decision_matrix(frame, price_basis="reserved_3y", reference_date=dt.date.today())
-    expected = rank_alternatives(matrix, p.weights(), constraints=p.constraints, missing="exclude")
+    frame = catalog_frame(catalog_path)
+    expected = engine_ranking(catalog_path, "Cheapest inference", price_basis="reserved_3y", missing="exclude")
     with_3y = set(frame.loc[frame["reserved_3y_eur_per_gpu_hour"].notna(), "offer_id"])
     assert 0 < len(ranking(scoring)) == len(expected.ids)
     assert set(expected.ids) <= with_3y
     assert scoring.session_state["scenario"].scoring.price_basis == "reserved_3y"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Issue 14, item 3: like-for-like ranking; item 4: outliers; item 7: stale warning, labels
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_first_load_ranks_only_the_clients_gpu_class_that_holds_the_model(scoring, catalog_path):
+    """The consultant's brief: 16 H100 for a 70B fine-tune. No L4 (24 GB) may rank above (or beside) an H100."""
+    table = ranking(scoring)
+    frame = catalog_frame(catalog_path).set_index("offer_id")
+    expected = engine_ranking(catalog_path, "Regulated enterprise", first_load=True)
+    ranked = frame.loc[list(expected.ids)]
+    client_class = ScoringSection().scope.gpu_models  # the brief's class: H100, H100 NVL, H200
+    assert "H100" in client_class and "L4" not in client_class
+    assert len(table) == len(expected.ids) > 0
+    assert ranked["gpu_model"].isin(client_class).all() and (ranked["memory_gb"] >= 70 / 0.9).all()
+    assert table["GPU"].str.startswith(("H100", "H200")).all()
+    assert not table["GPU"].str.startswith(("L4", "L40S")).any()
+    assert any(f"{' or '.join(client_class)} only · at least 78 GB per GPU" in c.value for c in scoring.caption)
+    assert f"**GPU class: {' or '.join(client_class)}**: removes" in text(scoring)
+
+
+def test_a_model_that_must_fit_decides_which_gpus_compete(scoring, catalog_path):
+    widen_to_any_gpu(scoring)
+    scoring.toggle(key="_sc_scope_fit_on").set_value(True).run()  # 70B full fine-tune on 16 GPUs: 78 GB per GPU
+    assert not scoring.exception
+    frame = catalog_frame(catalog_path).set_index("offer_id")
+    fits = engine_ranking(catalog_path, "Regulated enterprise", ScoringSection().scope.model_copy(
+        update={"gpu_models": ()}), first_load=True)
+    assert len(ranking(scoring)) == len(fits.ids) > 0
+    assert (frame.loc[list(fits.ids), "memory_gb"] >= 70 / 0.9).all()
+    why = excluded(scoring)
+    small = why[why["Offer"].str.contains(" · L4 ")]
+    assert len(small) and small["Reasons"].str.contains("memory 24 GB per GPU, below the 78 GB needed").all()
+    # served in INT4 on one 8-GPU node the same model needs 35 GB / 7.2 = 4.9 GB per GPU: the L4 competes
+    scoring.selectbox(key="_sc_scope_fit_use").set_value("serving-int4").run()
+    scoring.number_input(key="_sc_scope_fit_n").set_value(8).run()
+    assert not scoring.exception
+    assert ranking(scoring)["GPU"].str.startswith("L4").any()
+    assert scoring.session_state["scenario"].scoring.scope.fit.use == "serving-int4"
+
+
+def test_a_provider_ranking_beside_the_offer_ranking(scoring):
+    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    offers_table = ranking(scoring)
+    providers = next(d.value for d in scoring.dataframe if "Best offer" in d.value.columns)
+    assert providers["Provider"].is_unique
+    assert set(providers["Provider"]) == set(offers_table["Provider"])
+    best = offers_table.groupby("Provider")["Score"].max()
+    for _, row in providers.iterrows():
+        assert row["Score"] == pytest.approx(best[row["Provider"]])
+        assert row["Offers ranked"] == (offers_table["Provider"] == row["Provider"]).sum()
+    assert providers["Score"].is_monotonic_decreasing and providers["Rank"].iloc[0] == 1
+
+
+def test_criteria_that_separate_nothing_are_reported_as_inert(scoring, catalog_path):
+    expected = engine_ranking(catalog_path, "Regulated enterprise", first_load=True)
+    assert expected.uninformative, "the seed's EU H100 offers state no SLA or support: those weights are inert"
+    note = next(c.value for c in scoring.caption if "Inert:" in c.value)
+    assert f"**Inert: {expected.inert_share:.0%} of your weight.**" in note
+    criteria = next(d.value for d in scoring.dataframe if "Status" in d.value.columns).set_index("Criterion")
+    inert = criteria[criteria["Status"].str.startswith("inert")]
+    assert len(inert) == len(expected.uninformative) and (inert["Share used"] == 0).all()
+    assert inert["Share"].sum() == pytest.approx(expected.inert_share)
+    assert criteria["Share used"].sum() == pytest.approx(1.0)
+    assert ranking(scoring).columns.str.endswith("(inert)").sum() == len(expected.uninformative)
+
+
+def test_a_price_outlier_is_left_out_unless_included(catalog_path):
+    """A synthetic EU H100 at EUR 0.25/GPU-h (far below every other H100) would win the default ranking."""
+    offer_id = add_h100_price_outlier(catalog_path)
+    scoring = open_page("app_pages/scoring.py")
+    frame = catalog_frame(catalog_path).set_index("offer_id")
+    assert frame.at[offer_id, "on_demand_is_outlier"]
+    label = frame.at[offer_id, "offer_label"]
+    assert label not in text(scoring) and not ranking(scoring)["Flags"].str.contains("price outlier").any()
+    why = excluded(scoring).set_index("Offer")
+    assert why.at[label, "Reasons"].startswith("price outlier: this on-demand price is")
+    assert "**Price outliers left out**: removes 1 of" in text(scoring)
+    scoring.toggle(key="_sc_scope_outliers").set_value(True).run()
+    assert not scoring.exception
+    used = engine_ranking(catalog_path, "Regulated enterprise", ScoringSection().scope.model_copy(
+        update={"include_price_outliers": True}), first_load=True)
+    assert offer_id in used.ids and len(ranking(scoring)) == len(used.ids)
+    assert ranking(scoring)["Flags"].str.startswith("⚠ price outlier").sum() == 1
+    assert (f"**#1 {label}**" in text(scoring)) == (used.top == offer_id)
+    assert ("The #1's price is flagged as an outlier" in text(scoring)) == (used.top == offer_id)
+
+
+def test_the_verdict_warns_when_the_winner_is_stale(scoring, catalog_path):
+    expected = engine_ranking(catalog_path, "Regulated enterprise", first_load=True)
+    from tests.app.staleness import stale_by_hand
+
+    stale = stale_by_hand(catalog_frame(catalog_path).set_index("offer_id"))
+    verdict = next(m.value for m in scoring.markdown if m.value.startswith("**#1"))
+    assert ("The #1's price is stale" in verdict) == bool(stale[expected.top])
+    in_order = [expected.ids[i] for i in expected.order]
+    assert (ranking(scoring)["Flags"].str.contains("stale price") == stale.loc[in_order].to_numpy()).all()

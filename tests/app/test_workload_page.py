@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.conftest import open_page
+from tests.app.synthetic import add_h100_price_outlier
 from ui.workload_view import pareto_front
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,6 +48,7 @@ def test_workload_page_ranks_offers_on_first_load(at):
 
 
 def test_fp8_ready_changes_h100_costs_and_not_a100_costs(at):
+    at.multiselect(key="_wl_scope_gpus").set_value([]).run()  # any GPU class: H100 and A100 side by side
     before = ranking(at)
     at.toggle(key="_wl_t_fp8").set_value(True).run()
     assert not at.exception
@@ -184,3 +187,117 @@ def test_failure_rate_and_pue_inputs_move_goodput_and_energy(at):
     # energy per GPU-hour falls with the PUE (1.1 / 1.56) even though the job takes longer
     ratio = (after["energy_kwh"] / after["gpu_hours"]) / (before["energy_kwh"] / before["gpu_hours"])
     np.testing.assert_allclose(ratio, 1.1 / 1.56, rtol=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Issue 14, item 5: the client's residency rules; item 4: outliers; item 7: stale warning, labels
+# ---------------------------------------------------------------------------------------------------
+
+
+def _catalog(catalog_path):
+    import datetime as dt
+
+    import pandas as pd
+
+    from catalog.store import CatalogStore, OfferFilter
+    from engine.money import DEFAULT_USD_PER_EUR
+    from engine.outliers import price_outlier_columns
+
+    with CatalogStore(catalog_path) as store:
+        frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
+    return pd.concat([frame, price_outlier_columns(frame)], axis=1).set_index("offer_id")
+
+
+def _verdict(app: AppTest) -> str:
+    return next(m.value for m in app.markdown if m.value.startswith("**Cheapest"))
+
+
+def test_first_load_ranks_only_eu_data_centres_for_the_eu_client(at, catalog_path):
+    """Default client: a German company that needs an EU/EEA data centre. The #1 was in us-east-1."""
+    catalog = _catalog(catalog_path)
+    table = ranking(at)
+    assert len(table) > 0
+    assert catalog.loc[table.index, "is_eu_datacenter"].fillna(False).astype(bool).all()
+    assert at.toggle(key="_wl_scope_res_eu_resident_only").value
+    left = at.dataframe[1].value
+    outside = left[left["reason"].str.startswith("EU data centre: ")]
+    assert len(outside) > 0  # the rest are listed with the reason, never dropped silently
+    assert "EU/EEA data centre only" in _verdict(at)
+
+
+def test_the_same_residency_rules_as_scoring_narrow_the_ranking(at, catalog_path):
+    from engine.scoring import EU_EEA_COUNTRY_CODES
+
+    catalog = _catalog(catalog_path)
+    at.segmented_control(key="_wl_mode").set_value("inference").run()  # one node: most EU offers can be priced
+    at.toggle(key="_wl_scope_res_eu_resident_only").set_value(False).run()
+    everything = ranking(at)
+    assert not catalog.loc[everything.index, "is_eu_datacenter"].fillna(False).astype(bool).all()
+    at.toggle(key="_wl_scope_res_eu_jurisdiction_only").set_value(True)
+    at.toggle(key="_wl_scope_res_eu_legal_seat_only").set_value(True).run()
+    assert not at.exception
+    table = ranking(at)
+    assert 0 < len(table) < len(everything)
+    rows = catalog.loc[table.index]
+    assert (rows["parent_jurisdiction"] == "EU").all() and rows["legal_seat_country"].isin(EU_EEA_COUNTRY_CODES).all()
+    residency = at.session_state["scenario"].workload.residency
+    assert residency.eu_jurisdiction_only and residency.eu_legal_seat_only and not residency.eu_resident_only
+
+
+def test_a_price_outlier_never_becomes_the_cheapest_unless_included(catalog_path):
+    """Inference anywhere: the RunPod Community MI300X at about EUR 0.48/GPU-h gave 'EUR 0.53 per million tokens'.
+    Here a synthetic EU H100 at EUR 0.25/GPU-h (with whatever the seed flags) must not headline unless used."""
+    offer_id = add_h100_price_outlier(catalog_path)
+    at = open_page(PAGE)
+    catalog = _catalog(catalog_path)
+    flagged = set(catalog.index[catalog["on_demand_is_outlier"]])
+    assert offer_id in flagged
+    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    at.toggle(key="_wl_scope_res_eu_resident_only").set_value(False).run()
+    assert not at.exception
+    assert not flagged & set(ranking(at).index)
+    left = at.dataframe[1].value
+    assert left["reason"].str.contains("price outlier: ").sum() == len(flagged)
+    assert "price outlier" in _verdict(at)  # the count of flagged rows left out is stated
+    at.toggle(key="_wl_scope_outliers").set_value(True).run()
+    assert not at.exception
+    with_outliers = ranking(at)
+    assert offer_id in with_outliers.index
+    assert with_outliers.loc[list(flagged & set(with_outliers.index)), "flags"].str.contains("price outlier").all()
+
+
+def test_offers_differing_in_node_size_read_differently(at):
+    table = ranking(at)
+    assert "gpus_per_node" in table.columns
+    labels = list(at.selectbox(key="wl_offer_training").options)
+    assert len(labels) == len(set(labels)) == len(table)
+
+
+def test_a_stale_headline_price_is_warned_about(at, catalog_path):
+    catalog = _catalog(catalog_path)
+    table = ranking(at)
+    cheapest, fastest = table.index[0], table["time"].idxmin()
+    from tests.app.staleness import stale_by_hand
+
+    by_hand = stale_by_hand(catalog)
+    assert ("⚠ **Stale price:**" in _verdict(at)) == bool(by_hand[cheapest] or by_hand[fastest])
+    assert (table["flags"].str.contains("stale price") == by_hand.loc[table.index].to_numpy()).all()
+
+
+def test_a_flagged_price_is_not_the_cheapest_job_unless_included(catalog_path):
+    """The issue's case: the RunPod Community MI300X (about EUR 0.48/GPU-h) was 'Cheapest: ... per job'. A synthetic
+    EU H100 at EUR 0.25/GPU-h stands in for it (the seed's own row may be corrected)."""
+    offer_id = add_h100_price_outlier(catalog_path)
+    at = open_page(PAGE)
+    catalog = _catalog(catalog_path)
+    flagged = set(catalog.index[catalog["on_demand_is_outlier"]])
+    at.segmented_control(key="_wl_policy").set_value("assume_default").run()
+    assert not at.exception
+    table = ranking(at)
+    assert not flagged & set(table.index)
+    assert "Price outlier used" not in _verdict(at)
+    at.toggle(key="_wl_scope_outliers").set_value(True).run()
+    with_outliers = ranking(at)
+    assert with_outliers.index[0] == offer_id  # once used, it is the cheapest job, and the headline says so
+    assert "⚠ **Price outlier used:** Scaleway H100 SXM · 8 GPUs · test-region-de" in _verdict(at)
+    assert at.session_state["scenario"].workload.scope.include_price_outliers

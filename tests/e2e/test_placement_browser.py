@@ -29,5 +29,6 @@ def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
     expect(headline).not_to_have_text(headline_before, timeout=20_000)
     expect(summary).not_to_have_text(summary_before)
     expect(plan.locator('td[role="gridcell"]').filter(has_text="fraud-scoring-api").first).to_be_attached()
-    expect(page.locator('[data-testid="stAlert"]')).to_have_count(0)
+    # no error; a warning may stand (e.g. a stale price the plan uses: issue 14 item 7)
+    expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
     expect(chart.locator(".main-svg").first).to_be_visible()

@@ -653,3 +653,48 @@ def test_venues_validation():
         Venues.from_records([{"venue_id": "a"}, {"venue_id": "a"}])
     with pytest.raises(ValueError, match="unknown venue field"):
         Venues.from_records([{"venue_id": "a", "price": 1.0}])
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue 14 item 7: whose discount an estimated rate uses; no estimated commitment on marketplace rows
+# --------------------------------------------------------------------------------------------------
+
+
+def _two_provider_frame():
+    import pandas as pd
+
+    return pd.DataFrame([
+        {"offer_id": "aws-h100", "provider_id": "aws", "provider_name": "AWS", "gpu_model": "H100",
+         "on_demand_eur_per_gpu_hour": 10.0, "region": "eu-central-1", "is_eu_datacenter": True},
+        {"offer_id": "neo-h100", "provider_id": "neocloud", "provider_name": "Neo", "gpu_model": "H100",
+         "on_demand_eur_per_gpu_hour": 2.0, "region": "fr-par-2", "is_eu_datacenter": True},
+        {"offer_id": "market-h100", "provider_id": "runpod", "provider_name": "RunPod", "gpu_model": "H100",
+         "on_demand_eur_per_gpu_hour": 1.5, "region": "Community Cloud (global)", "is_eu_datacenter": None},
+    ])
+
+
+def test_estimated_rates_name_their_discount_and_skip_marketplace_rows():
+    v = venues_from_offers(_two_provider_frame(), commitment_term_years=3, other_provider_discount_fraction=0.3,
+                           no_estimate_offer_ids=["market-h100"])
+    assert v.reserved_estimate_source.tolist() == ["Epoch AI discount", "your assumed discount", ""]
+    np.testing.assert_allclose(v.reserved_eur_per_gpu_hour[:2], [10.0 * (1 - 0.64), 2.0 * 0.7])
+    assert np.isnan(v.reserved_eur_per_gpu_hour[2]) and not v.reserved_is_estimated[2]
+
+
+def test_the_reason_names_the_users_assumed_discount_not_epoch():
+    v = venues_from_offers(_two_provider_frame().iloc[:2], commitment_term_years=3,
+                           other_provider_discount_fraction=0.3)
+    plan = place_portfolio([Workload(name="steady", mean_gpus=8, peak_gpus=8, gpu_model="H100")], v, hours=168)
+    pl = plan.placements[0]
+    assert (pl.committed_venue_id, pl.committed_rate_is_estimated) == ("neo-h100", True)
+    assert "your assumed discount" in pl.reason and "Epoch" not in pl.reason
+    names = {a.name: a for a in plan.assumptions}
+    assert names["assumed_reserved_rates"].value == 1 and "user input" in names["assumed_reserved_rates"].source
+
+
+def test_a_marketplace_row_gets_no_estimated_commitment():
+    frame = _two_provider_frame().iloc[[2]]
+    v = venues_from_offers(frame, commitment_term_years=3, other_provider_discount_fraction=0.3,
+                           no_estimate_offer_ids=["market-h100"])
+    plan = place_portfolio([Workload(name="steady", mean_gpus=8, peak_gpus=8)], v, hours=168)
+    assert plan.placements[0].committed_gpus == 0  # bursts on demand: no commitment is sold there

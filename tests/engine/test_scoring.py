@@ -755,3 +755,64 @@ def _random_problem(seed: int):
     obj = rng.choice([-1, 1], m)
     w = rng.dirichlet(np.ones(m))
     return x, obj, w
+
+
+# ---------------------------------------------------------------------------------------------------
+# Issue 14 item 3: "not stated" never equals the best value; inert criteria are reported, not counted
+# ---------------------------------------------------------------------------------------------------
+
+
+class TestMissingAndInert:
+    def test_one_observed_value_does_not_make_not_stated_the_best(self):
+        # Uptime SLA stated (99.9 %) by one offer only; the other does not state it. Filling with the worst
+        # observed value (the only one) would score both 1.0 on the criterion.
+        rows = [{"offer_id": "stated", "on_demand_eur_per_gpu_hour": 2.0, "uptime_sla_pct": 99.9},
+                {"offer_id": "silent", "on_demand_eur_per_gpu_hour": 2.0}]
+        res = rank_alternatives(build_decision_matrix(rows, reference_date=TODAY),
+                                {"allowed_downtime_hours_per_year": 1.0})
+        j = CRITERION_NAMES.index("allowed_downtime_hours_per_year")
+        scores = dict(zip(res.ids, res.scores, strict=True))
+        assert scores["stated"] > scores["silent"]
+        assert res.normalised[res.ids.index("silent"), j] == 0.0
+        assert res.stated_vs_not == ("allowed_downtime_hours_per_year",)
+        assert res.uninformative == ()
+        assert np.isnan(res.values[res.ids.index("silent"), j])  # shown as not stated, not as a number
+
+    @PROPERTY
+    @given(st.integers(2, 12), st.integers(0, 2**31 - 1), st.sampled_from([MAX, MIN]))
+    def test_not_stated_never_scores_at_or_above_the_best_stated(self, n, seed, objective):
+        rng = np.random.default_rng(seed)
+        col = rng.choice([np.nan, 3.0, 5.0], size=n)
+        assume(np.isnan(col).any() and (~np.isnan(col)).any())
+        out = apply_missing_rule(col[:, None], [objective], [1.0])
+        a = normalise_min_max(out.values, [objective])[:, 0]
+        assert a[np.isnan(col)].max() < a[~np.isnan(col)].max()
+        assert a[np.isnan(col)].max() <= a[~np.isnan(col)].min()  # and never above any stated value
+
+    def test_inert_weight_is_reported_and_not_counted(self):
+        # Support (weight 0.5) is stated by no offer: it separates nothing. Price (0.5) separates.
+        rows = [{"offer_id": "a", "on_demand_eur_per_gpu_hour": 1.0}, {"offer_id": "b", "on_demand_eur_per_gpu_hour": 3.0}]
+        res = rank_alternatives(build_decision_matrix(rows, reference_date=TODAY),
+                                {"price_eur_per_gpu_hour": 1.0, "support_score": 1.0})
+        s = CRITERION_NAMES.index("support_score")
+        assert res.uninformative == ("support_score",)
+        assert res.inert_share == pytest.approx(0.5)
+        assert res.weights[s] == 0.0 and res.weights.sum() == pytest.approx(1.0)
+        assert res.requested_weights[s] == pytest.approx(0.5)
+        assert dict(zip(res.ids, res.scores, strict=True)) == {"a": pytest.approx(1.0), "b": pytest.approx(0.0)}
+        assert any(a.name == "inert_weight" and a.value == pytest.approx(0.5) for a in res.assumptions)
+
+    @PROPERTY
+    @given(st.integers(2, 15), st.integers(0, 2**31 - 1), st.sampled_from(["weighted_sum", "topsis"]))
+    def test_inert_criteria_change_no_ranking(self, n, seed, method):
+        """Adding weight on a criterion nobody states leaves the order (and the WSM scores) as without it."""
+        rng = np.random.default_rng(seed)
+        rows = [{"offer_id": f"o{i}", "on_demand_eur_per_gpu_hour": float(rng.uniform(0.5, 9)),
+                 "memory_bandwidth_tbps": float(rng.uniform(0.3, 5))} for i in range(n)]
+        dm = build_decision_matrix(rows, reference_date=TODAY)
+        base = {"price_eur_per_gpu_hour": 2.0, "memory_bandwidth_tbps": 1.0}
+        plain = rank_alternatives(dm, base, method=method)
+        padded = rank_alternatives(dm, {**base, "support_score": 5.0, "burst_capacity_score": 1.0}, method=method)
+        np.testing.assert_array_equal(plain.ranks, padded.ranks)
+        np.testing.assert_allclose(plain.scores, padded.scores, atol=1e-12)
+        assert set(padded.uninformative) == {"support_score", "burst_capacity_score"}
