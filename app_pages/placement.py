@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui import brief
 from ui import placement_charts as charts
 from ui import placement_view as view
 from ui.catalog import offers
@@ -15,7 +16,10 @@ st.caption("Describe the workloads. The planner commits GPUs where steady demand
            "One cheapest plan over all the catalog's offers (mixed-integer program, HiGHS); prices in EUR inside.")
 
 catalog = offers(None, display.usd_per_eur)
+banner = st.container()
 section, problems = view.portfolio_inputs(catalog)
+with banner:
+    brief.draw_banner("placement", brief.placement_differences(get_scenario()))
 if problems:
     st.error("**Some rows cannot be used; the plan below is for the last valid portfolio.**\n\n"
              + "\n".join(f"- {p}" for p in problems), icon=":material/error:")

@@ -12,10 +12,12 @@ st.title("Provider scoring")
 st.caption("Pick a preset, move the weights, switch the hard constraints. Constraints filter before ranking and are "
            "reported; a value the catalog does not state is shown as 'not stated' and handled by the rule you pick.")
 
+banner = st.container()
 section = view.scoring_inputs(display)
 if section is None:
     st.stop()
-brief.draw_banner("scoring", brief.scoring_differences(get_scenario()))
+with banner:
+    brief.draw_banner("scoring", brief.scoring_differences(get_scenario()))
 scored = view.score(section, display.usd_per_eur)
 result = scored.result
 excluded = view.excluded_table(scored)

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui import brief
 from ui import workload_charts as charts
 from ui import workload_view as view
 from ui.scenario import get_scenario
@@ -11,9 +12,12 @@ st.title("Workload cost")
 st.caption("Define a training job or an inference service; every catalog offer is priced with the same sourced "
            "model. Offers the model cannot price are listed with the reason, never dropped silently.")
 
+banner = st.container()
 section = view.workload_inputs()
 if section is None:
     st.stop()
+with banner:
+    brief.draw_banner("workload", brief.workload_differences(get_scenario()))
 priced = view.price_workload(section, display.usd_per_eur)
 
 answer, assumed = st.columns([2.3, 1])

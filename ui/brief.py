@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ui import offer_scope
 from ui.scenario import GPU_CLASSES, ClientBrief, Scenario, get_scenario, update_scenario
 
 #: Widget keys of each page that the brief sets (the page's own widget keys).
 _TCO_KEYS = {"cluster_gpus": "_tco_cluster_gpus", "horizon_months": "_tco_horizon_months",
              "utilisation_fraction": "_tco_utilisation_fraction"}
 _PROVIDER_KEYS = ("prov_gpu", "prov_eu", "prov_jur")
-_SCORING_KEYS = ("_sc_eu_dc", "_sc_eu_jur", "_sc_eu_seat", "_sc_certs")
 
 
 @dataclass(frozen=True)
@@ -61,16 +61,33 @@ def _apply_tco(scenario: Scenario, brief: ClientBrief) -> Scenario:
     return scenario.model_copy(update={"tco": scenario.tco.model_copy(update={"inputs": inputs})})
 
 
-def _apply_scoring(scenario: Scenario, brief: ClientBrief) -> Scenario:
-    constraints = scenario.scoring.constraints.model_copy(update={
-        "eu_resident_only": brief.eu_resident_only, "eu_jurisdiction_only": brief.eu_jurisdiction_only,
-        "eu_legal_seat_only": brief.eu_legal_seat_only, "required_certifications": brief.required_certifications,
-    })
-    return scenario.model_copy(update={"scoring": scenario.scoring.model_copy(update={"constraints": constraints})})
+def _apply_scope(page: str):
+    """The brief's GPU class (and, on Scoring, its model as a fit) and its residency, through ui.offer_scope."""
+
+    def apply(scenario: Scenario, brief: ClientBrief) -> Scenario:
+        current, _residency = offer_scope.page_scope(scenario, page)
+        return offer_scope.with_page_scope(scenario, page, offer_scope.scope_from_brief(brief, page, current),
+                                           offer_scope.residency_from_brief(brief))
+    return apply
+
+
+def _apply_workload(scenario: Scenario, brief: ClientBrief) -> Scenario:
+    scenario = _apply_scope("workload")(scenario, brief)
+    job = scenario.workload.training
+    if job.n_gpus != brief.cluster_gpus:
+        # A manual parallel layout was for the old GPU count: the engine chooses one per offer again.
+        job = job.model_copy(update={"n_gpus": brief.cluster_gpus, "tensor_parallel_degree": None,
+                                     "pipeline_parallel_degree": None, "data_parallel_degree": None,
+                                     "context_parallel_degree": 1})
+        job = type(job).model_validate(job.model_dump())
+    return scenario.model_copy(update={"workload": scenario.workload.model_copy(update={"training": job})})
 
 
 #: Page -> function applying the brief to that page's section.
-APPLY = {"tco": _apply_tco, "scoring": _apply_scoring, "providers": lambda scenario, brief: scenario}
+APPLY = {"tco": _apply_tco, "scoring": _apply_scope("scoring"), "workload": _apply_workload,
+         "placement": _apply_scope("placement"), "providers": lambda scenario, brief: scenario}
+#: Scenario sections the brief writes.
+SECTIONS = ("brief", "tco", "scoring", "workload", "placement")
 
 
 def apply_brief(scenario: Scenario, brief: ClientBrief, pages: tuple[str, ...] | None = None) -> Scenario:
@@ -90,9 +107,12 @@ def _reset_widgets(pages: tuple[str, ...]) -> None:
         keys += list(_PROVIDER_KEYS)
     for key in keys:
         st.session_state.pop(key, None)
-    if "scoring" in pages:
-        for key in _SCORING_KEYS:
-            st.session_state.pop(key, None)
+    for page in ("scoring", "workload", "placement"):
+        if page in pages:
+            offer_scope.forget_widgets(page)
+    if "workload" in pages:
+        st.session_state.pop("_wl_t_gpus", None)
+        st.session_state.pop("_wl_t_layout", None)
 
 
 def use_brief(brief: ClientBrief | None = None, pages: tuple[str, ...] | None = None) -> None:
@@ -100,7 +120,7 @@ def use_brief(brief: ClientBrief | None = None, pages: tuple[str, ...] | None = 
     scenario = get_scenario()
     chosen = pages or tuple(APPLY)
     updated = apply_brief(scenario, brief or scenario.brief, chosen)
-    update_scenario(**{name: getattr(updated, name) for name in ("brief", "tco", "scoring")})
+    update_scenario(**{name: getattr(updated, name) for name in SECTIONS})
     _reset_widgets(chosen)
 
 
@@ -142,11 +162,44 @@ def constraint_differences(brief: ClientBrief, *, eu_resident_only: bool, eu_jur
     return out
 
 
+def _gpu_class_text(models: tuple[str, ...]) -> str:
+    named = {v: k for k, v in GPU_CLASSES.items()}
+    return named.get(tuple(models), ", ".join(models) or "any GPU")
+
+
+def scope_differences(scenario: Scenario, page: str) -> list[Difference]:
+    """GPU class, model fit and residency of a scoped page (Scoring, Workload, Placement) against the brief."""
+    brief = scenario.brief
+    scope, residency = offer_scope.page_scope(scenario, page)
+    wanted = offer_scope.scope_from_brief(brief, page, scope)
+    out = []
+    if set(scope.gpu_models) != set(wanted.gpu_models):
+        out.append(Difference("GPU class", _gpu_class_text(scope.gpu_models), _gpu_class_text(wanted.gpu_models)))
+    if page == "scoring" and scope.fit != wanted.fit:
+        def fit_text(fit) -> str:
+            return "none" if fit is None else f"{fit.model_params_b:g}B model on {fit.n_gpus} GPUs"
+        out.append(Difference("model to fit", fit_text(scope.fit), fit_text(wanted.fit)))
+    out += constraint_differences(brief, eu_resident_only=residency.eu_resident_only,
+                                  eu_jurisdiction_only=residency.eu_jurisdiction_only,
+                                  eu_legal_seat_only=residency.eu_legal_seat_only,
+                                  required_certifications=tuple(residency.required_certifications))
+    return out
+
+
 def scoring_differences(scenario: Scenario) -> list[Difference]:
-    c = scenario.scoring.constraints
-    return constraint_differences(scenario.brief, eu_resident_only=c.eu_resident_only,
-                                  eu_jurisdiction_only=c.eu_jurisdiction_only, eu_legal_seat_only=c.eu_legal_seat_only,
-                                  required_certifications=tuple(c.required_certifications))
+    return scope_differences(scenario, "scoring")
+
+
+def workload_differences(scenario: Scenario) -> list[Difference]:
+    out = []
+    gpus = scenario.workload.training.n_gpus
+    if scenario.workload.mode == "training" and gpus != scenario.brief.cluster_gpus:
+        out.append(Difference("GPUs", str(gpus), str(scenario.brief.cluster_gpus)))
+    return out + scope_differences(scenario, "workload")
+
+
+def placement_differences(scenario: Scenario) -> list[Difference]:
+    return scope_differences(scenario, "placement")
 
 
 def provider_filter_defaults(brief: ClientBrief) -> dict[str, object]:

@@ -109,9 +109,10 @@ class WorkloadSection(BaseModel):
 
     mode: Literal["training", "inference"] = "training"
     preset: str = "llama-2-70b"
-    # Default: a 100B-token continued pre-training (or full fine-tune) of Llama 2 70B on 64 GPUs, a job that
-    # fits in weeks on current GPUs; the published 2T-token run would take years on 64 GPUs.
-    training: TrainingJob = TrainingJob.from_preset("llama-2-70b", n_gpus=64, training_tokens=100e9)
+    # Default: the client brief's 70B model, fine-tuned on 20B tokens (a user-set example job) on the brief's 16
+    # GPUs, about two weeks on H100s; the published 2T-token pre-training would take years on 16 GPUs.
+    training: TrainingJob = TrainingJob.from_preset("llama-2-70b", n_gpus=DEFAULT_BRIEF.cluster_gpus,
+                                                    training_tokens=20e9)
     inference: InferenceService = InferenceService.from_preset("llama-2-70b", prompt_tokens=1000, output_tokens=200,
                                                                batch_size=16)
     missing_fabric: Literal["exclude", "assume_default"] = "exclude"
@@ -195,10 +196,13 @@ class PlacementSection(BaseModel):
     other_provider_discount_fraction: float | None = Field(
         default=None, gt=0, lt=1, description="assumed commitment discount for providers Epoch does not cover [-]")
     capacity_gpus: dict[str, float] = Field(default_factory=dict)  # offer_id -> GPUs the portfolio may commit
-    # Portfolio-wide venue rules (ui.offer_scope), on top of each workload's own: none by default (the example
-    # portfolios say per workload which data must stay in the EU). GPU class and memory are per workload.
+    # Portfolio-wide venue rules (ui.offer_scope), on top of each workload's own: the client brief's residency
+    # (default: EU/EEA data centres). GPU class and memory are per workload.
     scope: OfferScope = OfferScope()
-    residency: Residency = Residency()
+    residency: Residency = Residency(eu_resident_only=DEFAULT_BRIEF.eu_resident_only,
+                                     eu_jurisdiction_only=DEFAULT_BRIEF.eu_jurisdiction_only,
+                                     eu_legal_seat_only=DEFAULT_BRIEF.eu_legal_seat_only,
+                                     required_certifications=DEFAULT_BRIEF.required_certifications)
 
     @field_validator("workloads")
     @classmethod

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from catalog.store import STALE_AFTER_DAYS
 from engine.power import it_power_kw_per_gpu
 from engine.tco import (
     Pair,
@@ -26,6 +27,7 @@ from engine.tco import (
     monte_carlo,
     tornado,
 )
+from ui import offer_scope
 from ui.format import money
 from ui.scenario import DisplaySettings, TcoSection, get_scenario, update_scenario
 
@@ -89,17 +91,19 @@ def init_widgets(section: TcoSection) -> None:
     st.session_state.setdefault("tco_committed", section.reserved_price_id or section.reserved_origin or NO_COMMITMENT)
 
 
-def offer_label(row, display: DisplaySettings) -> str:
-    """Provider · GPU form · GPUs per node · region · price, plus a stale mark: offers that differ only by node
-    size or region stay distinguishable (issue #14 item 7)."""
-    form = row.form_factor if isinstance(row.form_factor, str) and row.form_factor else "form not stated"
-    gpus = f"{int(row.gpus_per_node)}×GPU" if not pd.isna(row.gpus_per_node) else "GPUs/node not stated"
-    label = f"{row.provider_name} · {row.gpu_model} {form} · {gpus} · {row.region}"
-    if not pd.isna(row.on_demand_eur_per_gpu_hour):
-        label += f" · {money(row.on_demand_eur_per_gpu_hour, display)}/GPU-h"
-    if bool(getattr(row, "is_stale", False)):
-        label += " · ⚠ stale price"
-    return label
+def offer_labels(offers: pd.DataFrame, display: DisplaySettings) -> dict[str, str]:
+    """Picker labels: provider · GPU form · GPUs per node · region (the shared :func:`ui.offer_scope.picker_labels`,
+    so offers that differ only by node size or region stay distinguishable), the on-demand price, and the flags of
+    that price (outlier with the same rule as every page, stale by its retrieval date)."""
+    flagged = offer_scope.with_outlier_flag(offers, offer_scope.price_columns_of("on-demand"))
+    flagged = flagged.assign(price_outlier=flagged["price_is_outlier"])
+    names = offer_scope.picker_labels(flagged, flags=False)
+    out = {}
+    for (_, row), name in zip(flagged.iterrows(), names, strict=True):
+        label = f"{name} · {money(row.on_demand_eur_per_gpu_hour, display)}/GPU-h"
+        marks = offer_scope.flags_text(row)
+        out[row.offer_id] = f"{label} {marks}" if marks else label
+    return out
 
 
 def committed_prices(prices: pd.DataFrame, usd_per_eur: float) -> pd.DataFrame:
@@ -153,7 +157,7 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
     chosen = st.session_state.get("tco_on_demand_offer")
     if gpu_models and not st.session_state.get("tco_all_gpus", False):
         on_demand = on_demand[on_demand.gpu_model.isin(gpu_models) | (on_demand.offer_id == chosen)]
-    labels = {r.offer_id: offer_label(r, display) for r in on_demand.itertuples()}
+    labels = offer_labels(on_demand, display)
     c1, c2 = st.columns([3, 2])
     c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.get, index=None,
                  key="tco_on_demand_offer", placeholder="pick a catalog offer (or type the price below)",
@@ -163,9 +167,17 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
                  help="Full-load IT power per GPU = TDP × (1 + 0.821 server share), the shared power model "
                       "(DGX H100: 10.2 kW / 8 GPUs).")
     picked = offers.set_index("offer_id").loc[chosen] if chosen in set(offers.offer_id) else None
-    if picked is not None and bool(picked.get("is_stale", False)):
-        c1.warning(f"This offer's price was observed on {picked['as_of']}, more than 180 days ago (stale): check it "
-                   "with the provider before relying on the totals below.", icon=":material/history:")
+    if picked is not None:
+        days = offer_scope.price_age_days(picked)
+        if days is not None and days > STALE_AFTER_DAYS:
+            c1.warning(f"This offer's price was retrieved {days} days ago ({offer_scope.price_date(picked):%Y-%m-%d}), "
+                       f"more than {STALE_AFTER_DAYS} days (stale): check it with the provider before relying on the "
+                       "totals below.", icon=":material/history:")
+        flagged = offer_scope.with_outlier_flag(offers[offers.offer_id == chosen].reset_index(drop=True),
+                                                offer_scope.price_columns_of("on-demand"))
+        if bool(flagged["price_is_outlier"].iloc[0]):
+            c1.warning(f"This on-demand price is a price outlier: {flagged['price_outlier_reason'].iloc[0]}. The totals "
+                       "below use it because you picked it.", icon=":material/warning:")
     if gpu_models:
         c1.toggle("Offers of every GPU class", key="tco_all_gpus",
                   help=f"The client brief asks for {', '.join(gpu_models)}; switch on to pick any offer.")

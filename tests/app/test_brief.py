@@ -5,7 +5,14 @@ import pytest
 from pydantic import ValidationError
 
 from tests.app.conftest import open_page
-from ui.brief import apply_brief, scoring_differences, summary, tco_differences
+from ui.brief import (
+    apply_brief,
+    placement_differences,
+    scoring_differences,
+    summary,
+    tco_differences,
+    workload_differences,
+)
 from ui.scenario import ClientBrief, Scenario
 from ui.workshop import decode_link, encode_link
 
@@ -13,7 +20,8 @@ from ui.workshop import decode_link, encode_link
 def test_default_scenario_agrees_with_the_default_brief():
     scenario = Scenario()
     assert apply_brief(scenario, scenario.brief) == scenario
-    assert tco_differences(scenario) == [] and scoring_differences(scenario) == []
+    for differences in (tco_differences, scoring_differences, workload_differences, placement_differences):
+        assert differences(scenario) == [], differences.__name__
 
 
 def test_applying_a_brief_sets_every_wired_page():
@@ -24,6 +32,12 @@ def test_applying_a_brief_sets_every_wired_page():
     assert (inputs.cluster_gpus, inputs.horizon_months, inputs.utilisation_fraction) == (64, 24, 0.8)
     c = scenario.scoring.constraints
     assert (c.eu_resident_only, c.eu_jurisdiction_only, c.required_certifications) == (True, True, ("BSI-C5",))
+    assert scenario.scoring.scope.fit.n_gpus == 64 and scenario.scoring.scope.gpu_models == ("H100", "H100 NVL", "H200")
+    assert scenario.workload.training.n_gpus == 64
+    for section in (scenario.workload, scenario.placement):
+        r = section.residency
+        assert (r.eu_resident_only, r.eu_jurisdiction_only, r.required_certifications) == (True, True, ("BSI-C5",))
+    assert scenario.workload.scope.gpu_models == ("H100", "H100 NVL", "H200")
     assert scenario.brief == brief
 
 
@@ -73,6 +87,12 @@ def test_home_form_applies_the_brief_to_tco_scoring_and_providers(catalog_path):
     at.switch_page("app_pages/tco.py").run()
     assert at.number_input(key="_tco_cluster_gpus").value == 32
     assert at.subheader[0].value.startswith("Over 2 years at 60% utilisation")
+
+    at.switch_page("app_pages/workload.py").run()
+    assert not at.exception
+    assert at.number_input(key="_wl_t_gpus").value == 32
+    assert at.session_state["scenario"].workload.residency.eu_jurisdiction_only
+    assert any("this page follows it" in c.value for c in at.caption)
 
     at.switch_page("app_pages/providers.py").run()
     assert at.multiselect(key="prov_gpu").value == ["H100", "H100 NVL", "H200"]

@@ -32,6 +32,15 @@ def placement(catalog_path) -> AppTest:
     return open_page("app_pages/placement.py")
 
 
+def without_client_wide_eu_rule(at: AppTest) -> AppTest:
+    """Switch off the client brief's portfolio-wide 'EU/EEA data centre only' rule (on by default), leaving each
+    workload's own residency to decide: the example portfolios mix EU-only and EU-optional workloads."""
+    at.toggle(key="_pl_scope_res_eu_resident_only").set_value(False)
+    at.button(key="_pl_submit").click().run()
+    assert not at.exception
+    return at
+
+
 def edit(at: AppTest, rows: dict[int, dict]) -> AppTest:
     at.session_state[K_GRID] = {"edited_rows": rows, "added_rows": [], "deleted_rows": []}
     at.run()
@@ -55,8 +64,10 @@ def is_eu(catalog: pd.DataFrame, offer_id: str) -> bool:
 
 
 def test_first_load_shows_the_plan_of_the_default_example(placement, catalog_frame):
+    # the default client brief requires EU/EEA data centres for the whole portfolio
     workloads = EXAMPLES["EU fintech"].workloads
-    venues = venues_from_offers(catalog_frame, commitment_term_years=3)
+    eu = catalog_frame[catalog_frame["is_eu_datacenter"].fillna(False).astype(bool)]
+    venues = venues_from_offers(eu, commitment_term_years=3)
     expected = place_portfolio(workloads, venues)
     table = plan_table(placement)
     assert list(table.index) == [w.name for w in workloads]
@@ -72,6 +83,7 @@ def test_first_load_shows_the_plan_of_the_default_example(placement, catalog_fra
 
 
 def test_marking_a_workload_eu_only_moves_it_to_an_eu_venue(placement, catalog_frame):
+    without_client_wide_eu_rule(placement)
     name = EXAMPLES["EU fintech"].workloads[DEV_ROW].name
     before = plan_table(placement).loc[name]
     assert not all(is_eu(catalog_frame, v) for v in venues_used(before)), "starts outside EU venues"
@@ -152,6 +164,7 @@ def test_edits_survive_a_page_change(placement, catalog_frame):
 
 
 def test_a_venue_capacity_limits_the_commitment_there(placement):
+    without_client_wide_eu_rule(placement)
     research = plan_table(placement).loc["research-anonymised"]
     venue, committed = research["committed_offer_id"], int(research["Committed GPUs"])
     assert committed > 2
@@ -171,6 +184,7 @@ def test_a_venue_capacity_limits_the_commitment_there(placement):
 
 def test_client_wide_eu_data_centre_rule_keeps_every_workload_in_the_eu(placement, catalog_frame):
     """The same filter as Scoring and Workload: with 'EU/EEA data centre only' no venue outside the EU is used."""
+    without_client_wide_eu_rule(placement)
     placement.toggle(key="_pl_scope_res_eu_resident_only").set_value(True)
     placement.button(key="_pl_submit").click().run()
     assert not placement.exception

@@ -31,7 +31,7 @@ def test_client_case_headline_metrics_and_cumulative_chart_agree(page: Page, app
     expect(page.get_by_role("heading", name="Rent or own")).to_be_visible(timeout=30_000)
     picker = page.get_by_label("On-demand price from a catalog offer")
     picker.click(timeout=60_000)
-    page.keyboard.type("Scaleway · H100 SXM · 8×GPU · fr-par-2")
+    page.keyboard.type("Scaleway · H100 SXM · 8 GPUs · fr-par-2")
     page.keyboard.press("Enter")
     for label, value in (("GPUs in the cluster", "16"), ("Horizon (months)", "36")):
         box = page.get_by_role("spinbutton", name=label)
