@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import streamlit as st
+from pydantic import ValidationError
 
 from ui import offer_scope
 from ui.scenario import GPU_CLASSES, ClientBrief, Scenario, get_scenario, update_scenario
@@ -242,31 +243,56 @@ def draw_banner(page: str, differences: list[Difference]) -> None:
         right.button("Use the brief here", key=f"brief_apply_{page}", on_click=use_brief, kwargs={"pages": (page,)})
 
 
+_FORM_KEYS = {"gpu_class": "_brief_gpu_class", "model": "_brief_model", "gpus": "_brief_gpus",
+              "horizon": "_brief_horizon", "util": "_brief_util", "eu_dc": "_brief_eu_dc",
+              "eu_parent": "_brief_eu_parent", "eu_seat": "_brief_eu_seat", "certs": "_brief_certs"}
+
+
+def _apply_form() -> None:
+    """on_click of the form's submit button: runs before the script, so every page and the sidebar show the new
+    brief in the same rerun."""
+    ss = st.session_state
+    k = _FORM_KEYS
+    try:
+        new = ClientBrief(gpu_class=ss[k["gpu_class"]], model_params_billion=ss[k["model"]] or None,
+                          cluster_gpus=int(ss[k["gpus"]]), horizon_months=int(ss[k["horizon"]]),
+                          utilisation_fraction=float(ss[k["util"]]), eu_resident_only=bool(ss[k["eu_dc"]]),
+                          eu_jurisdiction_only=bool(ss[k["eu_parent"]]), eu_legal_seat_only=bool(ss[k["eu_seat"]]),
+                          required_certifications=tuple(ss[k["certs"]]))
+    except ValidationError as exc:
+        ss["_brief_outcome"] = ("error", "; ".join(e["msg"] for e in exc.errors()))
+        return
+    use_brief(new)
+    ss["_brief_outcome"] = ("success", f"Brief applied to every page: {summary(new)}")
+
+
 def draw_editor() -> None:
     """The brief's form (Home): on submit it becomes the scenario's brief and is applied to every page."""
     brief = get_scenario().brief
+    k = _FORM_KEYS
     with st.form("brief_form", border=True):
         st.markdown("**Client brief** — set once, applied to every page (each page can still be changed on its own).")
         c1, c2, c3 = st.columns(3)
-        gpu_class = c1.selectbox("GPU class", list(GPU_CLASSES), index=list(GPU_CLASSES).index(brief.gpu_class))
-        model = c1.number_input("Model to fit (billion parameters)", min_value=0.0, max_value=10_000.0,
-                                value=float(brief.model_params_billion or 0.0), step=1.0,
-                                help="0 = no model size given.")
-        gpus = c2.number_input("GPUs in the cluster", min_value=1, max_value=100_000, value=brief.cluster_gpus, step=8)
-        horizon = c2.number_input("Horizon (months)", min_value=1, max_value=240, value=brief.horizon_months, step=6)
-        util = c2.slider("Sustained utilisation", 0.05, 1.0, value=float(brief.utilisation_fraction), step=0.01)
-        eu_dc = c3.toggle("EU/EEA data centre required", value=brief.eu_resident_only)
-        eu_parent = c3.toggle("EU parent company required", value=brief.eu_jurisdiction_only)
-        eu_seat = c3.toggle("EU/EEA legal seat required", value=brief.eu_legal_seat_only)
-        certs = c3.multiselect("Required certifications", _certification_options(brief),
-                               default=list(brief.required_certifications), placeholder="none")
-        if st.form_submit_button("Apply the brief to every page", type="primary"):
-            new = ClientBrief(gpu_class=gpu_class, model_params_billion=model or None, cluster_gpus=int(gpus),
-                              horizon_months=int(horizon), utilisation_fraction=float(util), eu_resident_only=eu_dc,
-                              eu_jurisdiction_only=eu_parent, eu_legal_seat_only=eu_seat,
-                              required_certifications=tuple(certs))
-            use_brief(new)
-            st.success(f"Brief applied to every page: {summary(new)}", icon=":material/check_circle:")
+        c1.selectbox("GPU class", list(GPU_CLASSES), index=list(GPU_CLASSES).index(brief.gpu_class), key=k["gpu_class"])
+        c1.number_input("Model to fit (billion parameters)", min_value=0.0, max_value=10_000.0,
+                        value=float(brief.model_params_billion or 0.0), step=1.0, help="0 = no model size given.",
+                        key=k["model"])
+        c2.number_input("GPUs in the cluster", min_value=1, max_value=100_000, value=brief.cluster_gpus, step=8,
+                        key=k["gpus"])
+        c2.number_input("Horizon (months)", min_value=1, max_value=240, value=brief.horizon_months, step=6,
+                        key=k["horizon"])
+        c2.slider("Sustained utilisation", 0.05, 1.0, value=float(brief.utilisation_fraction), step=0.01, key=k["util"])
+        c3.toggle("EU/EEA data centre required", value=brief.eu_resident_only, key=k["eu_dc"])
+        c3.toggle("EU parent company required", value=brief.eu_jurisdiction_only, key=k["eu_parent"])
+        c3.toggle("EU/EEA legal seat required", value=brief.eu_legal_seat_only, key=k["eu_seat"])
+        c3.multiselect("Required certifications", _certification_options(brief),
+                       default=list(brief.required_certifications), placeholder="none", key=k["certs"])
+        st.form_submit_button("Apply the brief to every page", type="primary", on_click=_apply_form)
+    outcome = st.session_state.pop("_brief_outcome", None)
+    if outcome:
+        kind, text = outcome
+        (st.success if kind == "success" else st.error)(text, icon=":material/check_circle:" if kind == "success"
+                                                        else ":material/error:")
 
 
 def _certification_options(brief: ClientBrief) -> list[str]:
