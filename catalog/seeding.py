@@ -295,6 +295,8 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
             "as_of": r["as_of"],
             "verification_status": r.get("verification_status") or "claimed",
             "notes": r["notes"],
+            # the provider's instance/SKU name where a source states it: a catalog refresh matches on it
+            "instance_type": r.get("instance_type") or None,
         }
         offer = _validate(Offer, offer_row, where)
         offers.setdefault(offer_id, offer)

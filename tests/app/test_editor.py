@@ -198,14 +198,14 @@ def test_refresh_previews_the_diff_then_applies_exactly_that(catalog_path):
     _fill_refresh(at, "nebius", "2026-11-01")
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["New offers"] == "21" and metrics["Changed"] == "0"
+    assert metrics["New offers"] == "18" and metrics["Changed"] == "3"  # 3 curated offers refreshed in place
     diff = next(d.value for d in at.dataframe if "on-demand_move_pct" in d.value.columns)
-    assert len(diff) == 21 and set(diff.status) == {"new"}
+    assert len(diff) == 21 and set(diff.status) == {"new", "changed"}
     at.button(key="rf_apply").click().run()
     assert any("Refreshed as change set #1" in s.value for s in at.success), [e.value for e in at.error]
     with CatalogStore(catalog_path) as s:
         assert s.change_sets().iloc[0]["kind"] == "import"
-        assert s.row("offers", "nebius-h100-gpu-h100-sxm-8gpu-128vcpu-1600gb-eu-north1")["datacenter_country"] == "FI"
+        assert s.row("offers", "nebius-h100-gpu-h100-sxm-1gpu-16vcpu-200gb-eu-north1")["datacenter_country"] == "FI"
 
 
 def test_refresh_lists_unknown_gpus_and_blocks_until_skipped(catalog_path):

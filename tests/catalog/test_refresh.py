@@ -39,17 +39,28 @@ def edited(store, table, key, **changes):
                      expected_version=row["row_version"])
 
 
-H100_8 = "nebius-h100-gpu-h100-sxm-8gpu-128vcpu-1600gb-eu-north1"
+#: The seed's curated Nebius H100 8-GPU offer in eu-north1: its instance type (named in SkyPilot's Nebius
+#: catalog) lets the refresh update it instead of adding a duplicate. Two curated H200 8-GPU offers likewise.
+H100_8 = "nebius-h100-sxm-gpu-h100-sxm-8gpu-eu-north1-fi"
+CURATED = 3
 
 
 def test_nebius_applies_cleanly_with_countries_and_per_gpu_prices(store):
+    curated = store.row("offers", H100_8)
     preview = refresh(store, nebius_bytes())
     assert preview.ok and preview.problems == [] and preview.skipped == []
-    assert preview.counts["new"] == 21 and preview.counts["changed"] == 0
+    assert preview.counts["new"] == 21 - CURATED and preview.counts["changed"] == CURATED
     apply_refresh(store, preview, ALICE, "Nebius, SkyPilot catalog v8")
     offer = store.row("offers", H100_8)
     assert (offer["instance_type"], offer["gpus_per_node"], offer["datacenter_country"]) == (
         "gpu-h100-sxm_8gpu-128vcpu-1600gb", 8, "FI")
+    # the curated columns the file does not carry are kept (issue #16 item 5)
+    for column in ("form_factor", "intra_node", "inter_node", "inter_node_source_url", "notes", "source_url"):
+        assert offer[column] == curated[column], column
+    nebius = store.table("offers")
+    h100_8_fi = nebius[(nebius.provider_id == "nebius") & (nebius.gpu_model == "H100") & (nebius.gpus_per_node == 8)
+                       & nebius.region.str.startswith("eu-north1")]
+    assert list(h100_8_fi.offer_id) == [H100_8]  # refreshed, not duplicated
     prices = store.list_prices([H100_8]).set_index("price_type")
     assert prices.loc["on-demand", "amount_per_gpu_hour"] == pytest.approx(23.60 / 8)
     assert prices.loc["spot", "amount_per_gpu_hour"] == pytest.approx(10.00 / 8)
@@ -85,9 +96,10 @@ def test_second_edition_updates_the_same_offers_and_keeps_curated_columns(store)
     assert after["last_seen"] == dt.date(2026, 12, 1)
     history = store.list_prices([H100_8], current_only=False)
     on_demand = history[history.price_type == "on-demand"].sort_values("valid_from")
-    assert list(on_demand.amount_per_gpu_hour.round(4)) == [2.95, 2.655]
-    assert on_demand.valid_to.iloc[0].date() == dt.date(2026, 12, 1) and pd.isna(on_demand.valid_to.iloc[1])
-    assert on_demand.source_url.iloc[1] == "https://example.com/nebius-2026-12.csv"
+    # the seed's list price (USD 4.50, 2026-10-10), then both editions
+    assert list(on_demand.amount_per_gpu_hour.round(4)) == [4.5, 2.95, 2.655]
+    assert on_demand.valid_to.iloc[1].date() == dt.date(2026, 12, 1) and pd.isna(on_demand.valid_to.iloc[2])
+    assert on_demand.source_url.iloc[2] == "https://example.com/nebius-2026-12.csv"
     # The spot price did not move: no new row, only last_seen (issue item 4).
     spot = history[history.price_type == "spot"]
     assert len(spot) == 1 and spot.last_seen.iloc[0].date() == dt.date(2026, 12, 1)
