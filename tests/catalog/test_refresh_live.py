@@ -64,7 +64,7 @@ def test_cli_refresh_previews_then_applies_a_file(catalog_path, capsys):
                            apply=False, message=None)
     assert run_refresh(catalog_path, args) == 0
     out = capsys.readouterr().out
-    assert "new: 21" in out and "preview only" in out
+    assert "new: 18, changed: 3" in out and "preview only" in out  # 3 curated Nebius offers refreshed in place
     args.apply = True
     assert run_refresh(catalog_path, args) == 0
     assert "applied as change set #1" in capsys.readouterr().out

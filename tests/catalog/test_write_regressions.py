@@ -175,10 +175,17 @@ def test_a_failed_commit_reports_the_real_error_not_rollback(store, monkeypatch)
 
 def test_a_version_1_catalog_is_upgraded_in_place_with_a_backup(tmp_path, catalog_path):
     """An existing schema-1 file (SQL foreign keys, no region table) opens and keeps every row."""
+    import shutil
     from pathlib import Path
 
     v1_sql = (Path(__file__).parent / "data" / "schema_v1.sql").read_text()
-    with CatalogStore(catalog_path) as fresh:
+    # Schema 1 had no instance_type: the upgraded file keeps every row it had and leaves that column empty
+    # (the seed's instance types arrived later), so compare with a fresh catalog whose instance types are cleared.
+    fresh_copy = tmp_path / "fresh.duckdb"
+    shutil.copyfile(catalog_path, fresh_copy)
+    with duckdb.connect(str(fresh_copy)) as con:
+        con.execute("UPDATE offers SET instance_type = NULL")
+    with CatalogStore(fresh_copy) as fresh:
         expected = fresh.content_checksum()
         region_rows = len(fresh.table("region_countries"))
     old = tmp_path / "v1.duckdb"
