@@ -1,37 +1,45 @@
 """`make load`: 20 real browser sessions against one `streamlit run` while an editor saves prices.
 
 Usage: python bench/load_test.py [--viewers 20] [--edits 5] [--deadline-s 600] [--rounds 1] [--max-rounds 1]
-       [--pages home providers ...] [--artifacts DIR] [-v]
+       [--pages home providers ...] [--artifacts DIR] [--profile FILE] [-v]
 
 Bounded in count and time: it stops by itself at the deadline, whatever happens.
 
-1. Builds a fresh catalog from the seed in a temporary directory and starts the app with `streamlit run` on
-   127.0.0.1 with no sign-in configured and local editing switched on ("local mode", as `make run LOCAL_EDITING=1`:
-   on loopback the Editor page is editable).
+1. Builds a fresh catalog from the seed in a temporary directory, plans the edits (:func:`plan_edits`) and
+   starts the app with `streamlit run` on 127.0.0.1 with no sign-in configured and local editing switched on
+   ("local mode", as `make run LOCAL_EDITING=1`: on loopback the Editor page is editable), through
+   bench/timed_server.py, which times every session's script runs inside the server (the app is unchanged).
 2. Opens one Debian Chromium with one browser context per viewer (plus one for the editor) and drives them all
    at once from one asyncio loop (Playwright's async API); viewer i arrives ``i * --ramp-s`` seconds after the
    first. Each viewer keeps one Streamlit session: it loads Home, then opens every page the sidebar lists by
    clicking its link, and on Providers, TCO, Workload and Scoring changes one input with a visible result
    (GPU-model filter → offer count; utilisation slider → headline and break-even chart; GPUs field → verdict;
    price-weight slider → verdict and contribution chart).
-3. Meanwhile one editor session saves ``--edits`` price changes through the Editor page's data grid: row k of
-   the Prices grid gets a new amount (below every seed price) and a message, and the page must answer
-   "Saved change set #n".
+3. Meanwhile one editor session saves ``--edits`` price changes through the Editor page's data grid. The rows
+   are chosen by a stable key, not by grid position (the first public on-demand price of each of the first
+   offers by id); the editor finds each row by its price id in the id-sorted grid (predicted position, then a
+   walk), checks the amount cell holds the old amount, types a new amount (below every seed price) and a
+   message, and the page must answer "Saved change set #n".
 4. When all are done, every viewer goes back to Providers *in its own session* and sets a max-price filter
    that only the newly saved prices pass: it must see exactly the edited offers.
 5. Stops the server, opens the catalog file read-only (DuckDB allows one writer process) and checks that no
    edit was lost: one change set per acknowledged save and nothing else, each edited offer's current price is
    the saved amount, and the old price row is closed, not overwritten.
 
-Timing: "load" runs from the click on the sidebar link (Home: from page.goto) to the page's title and first
-chart drawn; "change" from the last input event to the updated result on screen. Both include the browser's
-rendering: the 20 tabs run on the same machine as the server. Chromium runs at nice 10 (``--browser-nice``)
+Timing, in the browser: "load" runs from the click on the sidebar link (Home: from page.goto) to the page's
+title and first chart drawn; "change" from the last input event to the updated result on screen. Both include
+the browser's rendering: the 20 tabs run on the same machine as the server. In the server, for every session
+while the viewers run: from the websocket "rerun_script" message to the "script_finished" message queued, split
+into page loads (page switches) and input changes (widget changes, the server's input -> result), p50/p95 per
+page; the target is p95 <= 1 s for input -> result. Chromium runs at nice 10 (``--browser-nice``)
 so that the server under test is not starved by its own clients; the table also shows the CPU seconds each
 side used and the latency of GET /_stcore/health (the server's event loop, without any browser). Server
 memory is the resident set size of the `streamlit run` process, sampled every 0.5 s.
 
-Prints a table and PASS (zero errors, zero lost edits, every viewer saw the committed prices) or FAIL; exit
-code 0 on PASS, 1 on FAIL. Any exception or timeout of a step counts as an error and is listed.
+Prints the tables and PASS (zero errors, zero lost edits, every viewer saw the committed prices) or FAIL; exit
+code 0 on PASS, 1 on FAIL. Any exception or timeout of a step, a script run that ends in an error and a
+Traceback in the server log count as errors and are listed. The latency targets are reported, not enforced.
+With ``--profile FILE`` py-spy samples the server while the viewers run (bench/profile_summary.py FILE).
 """
 
 from __future__ import annotations
@@ -117,6 +125,9 @@ class LoadConfig:
     step_timeout_s: float = 180.0
     verbose: bool = False
     artifacts: Path | None = None  # screenshots of failed steps go here
+    #: py-spy samples of the server while the viewers run (raw "stack count" lines; bench/profile_summary.py
+    #: reads them); None: no profiler.
+    profile: Path | None = None
     probe: bool = True  # the browserless websocket session timing each page idle, before the viewers (ServerProbe)
     hard_exit: bool = False  # as a script: if even the deadline hangs, exit the process (not inside pytest)
     #: Chromium runs at this nice level, the server at the default: on a small machine the 20 tabs would
@@ -892,14 +903,20 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
         watchdog = threading.Timer(config.deadline_s + 120, hard_stop)
         watchdog.daemon = True
         watchdog.start()
+        threads = (sampler, health, server_probe) if config.probe else (sampler, health)
+        viewers_started, profiler = time.time(), None
         try:
-            threads = (sampler, health, server_probe) if config.probe else (sampler, health)
             for thread in threads:
                 thread.start()
             if config.probe:
                 server_probe.ready.wait(timeout=min(240.0, config.deadline_s / 2))
             budget = max(10.0, config.deadline_s - (time.monotonic() - started) - 10)
             viewers_started = time.time()
+            if config.profile:
+                profiler = subprocess.Popen(
+                    [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(proc.pid), "--rate", "50",
+                     "--format", "raw", "--nonblocking", "--output", str(config.profile)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
                 asyncio.run(asyncio.wait_for(drive(url, report, n_providers), budget))
             except TimeoutError:
@@ -910,6 +927,12 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
             for thread in threads:
                 thread.stop_event.set()
             report.server_cpu_s = _cpu_s(proc.pid) or sampler.cpu_s
+            if config.profile and profiler is not None:
+                profiler.send_signal(2)  # SIGINT: py-spy writes its samples and exits
+                try:
+                    profiler.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    profiler.kill()
             proc.terminate()
             try:
                 proc.wait(timeout=15)
@@ -1014,11 +1037,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="nice level of Chromium (0: same priority as the server)")
     parser.add_argument("--no-probe", action="store_true", help="no browserless websocket session (server-side times)")
     parser.add_argument("--artifacts", type=Path, help="save a screenshot of every failed step in this folder")
+    parser.add_argument("--profile", type=Path, help="py-spy samples of the server while the viewers run (raw "
+                        "format; summarise with bench/profile_summary.py)")
     args = parser.parse_args(argv)
     config = LoadConfig(viewers=args.viewers, edits=args.edits, deadline_s=args.deadline_s, rounds=args.rounds,
                         max_rounds=max(args.rounds, args.max_rounds), edit_gap_s=args.edit_gap_s, ramp_s=args.ramp_s,
                         step_timeout_s=args.step_timeout_s, verbose=args.verbose,
-                        artifacts=args.artifacts,
+                        artifacts=args.artifacts, profile=args.profile,
                         browser_nice=args.browser_nice, hard_exit=True, probe=not args.no_probe,
                         pages=None if args.pages is None else tuple("" if p in ("home", "/") else p.strip("/")
                                                                     for p in args.pages))
