@@ -163,7 +163,11 @@ class Report:
     #: "rerun_script" received -> "script_finished" queued, per page; "load" = page switch, "input" = widget.
     server_loads: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     server_inputs: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    #: ...and the CPU time of the script thread over those runs (what a run costs, without waiting).
+    server_load_cpu: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    server_input_cpu: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     server_run_errors: int = 0
+    load_average: list[float] = field(default_factory=list)  # 1-minute load average of the machine, sampled
     server_pid: int = 0
     console_errors: int = 0
     console_samples: list[str] = field(default_factory=list)
@@ -250,9 +254,11 @@ class RssSampler(threading.Thread):
     """Samples the server's RSS and CPU time every ``every_s``; with ``browser_nice``, also keeps every Chromium
     thread of this run at that nice level (new renderers and threads appear all the time)."""
 
-    def __init__(self, pid: int, out: list[float], every_s: float = 0.5, browser_nice: int = 0):
+    def __init__(self, pid: int, out: list[float], every_s: float = 0.5, browser_nice: int = 0,
+                 load_average: list[float] | None = None):
         super().__init__(daemon=True)
         self.pid, self.out, self.every_s, self.stop_event = pid, out, every_s, threading.Event()
+        self.load_average = load_average if load_average is not None else []
         self.browser_nice = browser_nice
         self.cpu_s = 0.0
 
@@ -262,6 +268,7 @@ class RssSampler(threading.Thread):
             if value is not None:
                 self.out.append(value)
                 self.cpu_s = _cpu_s(self.pid) or self.cpu_s
+                self.load_average.append(os.getloadavg()[0])
             if self.browser_nice:
                 _renice_browser(os.getpid(), self.pid, self.browser_nice)
             self.stop_event.wait(self.every_s)
@@ -863,6 +870,9 @@ def read_server_timings(timing_log: Path, report: Report, since: float) -> None:
             report.server_run_errors += 1
         target = report.server_inputs if record["kind"] == "input" else report.server_loads
         target[record["page"]].append(record["seconds"])
+        cpu_target = report.server_input_cpu if record["kind"] == "input" else report.server_load_cpu
+        if not math.isnan(record.get("cpu_seconds", math.nan)):
+            cpu_target[record["page"]].append(record["cpu_seconds"])
     if report.server_run_errors:
         report.errors.append(f"server: {report.server_run_errors} script runs ended with a compile error")
     if any(report.interactions.values()) and not any(report.server_inputs.values()):
@@ -882,7 +892,8 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
         log, timing_log = work / "streamlit.log", work / "server-timing.jsonl"
         proc, url = start_timed_server(catalog, log, timing_log)
         report.server_pid = proc.pid
-        sampler = RssSampler(proc.pid, report.rss_mb, browser_nice=config.browser_nice)
+        sampler = RssSampler(proc.pid, report.rss_mb, browser_nice=config.browser_nice,
+                             load_average=report.load_average)
         health = HealthProbe(url)
         server_probe = ServerProbe(url, report)
 
@@ -983,17 +994,30 @@ def format_report(r: Report) -> str:
             f"{'page':<13}{'idle ms':>9}   {'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}   "
             f"{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
     names = [p for p in (r.nav_pages or list(PAGES)) if p in r.server_idle or r.server_loads.get(p) or r.server_inputs.get(p)]
+
+    def cpu(values: list[float]) -> str:
+        return f"{1000 * _pct(values, 50):>8,.0f}" if values else f"{'—':>8}"
+
+    out[-2] += f"   {'CPU p50 ms':>10}"
+    out[-1] += f"   {'load':>5}{'input':>7}"
     for name in names:
         idle = r.server_idle.get(name)
         out.append(f"{name or 'home':<13}{'—' if idle is None else f'{1000 * idle:,.0f}':>9}   "
-                   + _row("", r.server_loads.get(name) or [], 0) + "   " + _row("", r.server_inputs.get(name) or [], 0))
+                   + _row("", r.server_loads.get(name) or [], 0) + "   " + _row("", r.server_inputs.get(name) or [], 0)
+                   + "   " + cpu(r.server_load_cpu.get(name) or [])[3:] + cpu(r.server_input_cpu.get(name) or [])[1:])
     server_inputs = [x for v in r.server_inputs.values() for x in v]
     out.append(f"{'all pages':<13}{'':>9}   " + _row("", [x for v in r.server_loads.values() for x in v], 0)
-               + "   " + _row("", server_inputs, 0))
+               + "   " + _row("", server_inputs, 0)
+               + "   " + cpu([x for v in r.server_load_cpu.values() for x in v])[3:]
+               + cpu([x for v in r.server_input_cpu.values() for x in v])[1:])
     if server_inputs:
         p95 = _pct(server_inputs, 95)
         out.append(f"server input -> result p95 {1000 * p95:,.0f} ms: {'meets' if p95 <= 1.0 else 'misses'} the "
                    f"<= 1,000 ms target; script runs that ended in an error: {r.server_run_errors}")
+    if r.load_average:
+        out.append(f"machine load average (1 min) during the run: median {_pct(r.load_average, 50):.1f}, max "
+                   f"{max(r.load_average):.1f} on {os.cpu_count()} cores (this run's server and browsers included; "
+                   "a wall time above the CPU time is waiting for the GIL or a core)")
     out += ["", f"{'other':<48}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
     out.append(_row('editor save (click → "Saved change set #n")', r.saves, 48))
     out.append(_row("final check (open Providers, filter → edits)", r.final_checks, 48))

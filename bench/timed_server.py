@@ -9,13 +9,16 @@ current page from the "navigation" message and the "script_finished" message). F
 is written per finished run::
 
     {"t": <unix time at the end>, "session": id, "page": url path ("" = home), "kind": "load" | "input",
-     "seconds": <message received → script_finished queued>, "reruns": <requests merged into this run>}
+     "seconds": <message received → script_finished queued>, "reruns": <requests merged into this run>,
+     "cpu_seconds": <CPU time of the script thread over the run(s), without waiting: what the run costs>}
 
 "load" is a run on another page than the session's previous run (a page switch or the first visit), "input" a
 run on the same page (a widget changed). When a request arrives while the session's script still runs,
 Streamlit stops that run and starts again; the time is counted from the *first* waiting request, as the user
 who changed the input waits from then until a run finishes. Runs that end in an error are written with
 ``"error": true``. This is the server's share of input → result, without the browser's network or rendering.
+"seconds" minus "cpu_seconds" is time spent waiting: for the GIL (other sessions' runs), for a CPU (other
+processes on the machine) or for I/O.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import time
 def install(log_path: str) -> None:
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
     lock = threading.Lock()
     out = open(log_path, "a", buffering=1)  # noqa: SIM115 (open for the server's lifetime, line-buffered)
@@ -38,6 +42,22 @@ def install(log_path: str) -> None:
 
     handle_backmsg = AppSession.handle_backmsg
     enqueue = AppSession._enqueue_forward_msg
+    run_script = ScriptRunner._run_script
+    on_script_finished = ScriptRunner._on_script_finished
+    cpu: dict[str, float] = {}      # session id -> script-thread CPU seconds since its pending request
+
+    def timed_run_script(self, rerun_data) -> None:
+        self._timing_cpu0 = time.thread_time()
+        run_script(self, rerun_data)
+
+    def timed_on_script_finished(self, *args, **kwargs) -> None:
+        # In the script thread, before the "script finished" event goes to the event loop: no race.
+        now = time.thread_time()
+        used = now - getattr(self, "_timing_cpu0", now)
+        self._timing_cpu0 = now  # _run_script loops when a rerun was requested: the next run counts from here
+        with lock:
+            cpu[self._session_id] = cpu.get(self._session_id, 0.0) + used
+        on_script_finished(self, *args, **kwargs)
 
     def timed_handle_backmsg(self, msg) -> None:
         if msg.WhichOneof("type") == "rerun_script":
@@ -62,7 +82,8 @@ def install(log_path: str) -> None:
                     page = paths.get(entry["hash"] or "", "?")
                     record = {"t": round(time.time(), 3), "session": self.id[:8], "page": page,
                               "kind": "input" if last_page.get(self.id) == page else "load",
-                              "seconds": round(now - entry["t0"], 5), "reruns": entry["reruns"]}
+                              "seconds": round(now - entry["t0"], 5), "reruns": entry["reruns"],
+                              "cpu_seconds": round(cpu.pop(self.id, float("nan")), 5)}
                     if msg.script_finished not in (ForwardMsg.FINISHED_SUCCESSFULLY,
                                                    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY):
                         record["error"] = True
@@ -71,6 +92,8 @@ def install(log_path: str) -> None:
         enqueue(self, msg)
 
     AppSession.handle_backmsg = timed_handle_backmsg
+    ScriptRunner._run_script = timed_run_script
+    ScriptRunner._on_script_finished = timed_on_script_finished
     AppSession._enqueue_forward_msg = timed_enqueue
 
 
