@@ -13,15 +13,16 @@ Bounded in count and time: it stops by itself at the deadline, whatever happens.
    at once from one asyncio loop (Playwright's async API); viewer i arrives ``i * --ramp-s`` seconds after the
    first. Each viewer keeps one Streamlit session: it loads Home, then opens every page the sidebar lists by
    clicking its link, and on Providers, TCO, Workload and Scoring changes one input with a visible result
-   (GPU-model filter → offer count; utilisation slider → headline and break-even chart; GPUs field → verdict;
-   price-weight slider → verdict and contribution chart).
+   (EU data centre toggle → offer count; utilisation slider → headline and break-even chart; GPUs field →
+   verdict; price-weight slider → verdict and contribution chart).
 3. Meanwhile one editor session saves ``--edits`` price changes through the Editor page's data grid. The rows
    are chosen by a stable key, not by grid position (the first public on-demand price of each of the first
    offers by id); the editor finds each row by its price id in the id-sorted grid (predicted position, then a
    walk), checks the amount cell holds the old amount, types a new amount (below every seed price) and a
    message, and the page must answer "Saved change set #n".
-4. When all are done, every viewer goes back to Providers *in its own session* and sets a max-price filter
-   that only the newly saved prices pass: it must see exactly the edited offers.
+4. When all are done, every viewer goes back to Providers *in its own session*, clears its filters (back to the
+   client brief's defaults, which the edited offers pass) and sets a max-price filter that only the newly saved
+   prices pass: it must see exactly the edited offers.
 5. Stops the server, opens the catalog file read-only (DuckDB allows one writer process) and checks that no
    edit was lost: one change set per acknowledged save and nothing else, each edited offer's current price is
    the saved amount, and the old price row is closed, not overwritten.
@@ -46,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import datetime as dt
 import json
 import math
@@ -110,6 +112,21 @@ class PlannedEdit:
     amount: float
     grid_row: int = 0  # where the id-sorted Prices grid shows the row when this save starts (earlier saves done)
     new_price_id: str = ""  # the id the save gives the new price row
+    #: A new amount needs its own provenance (the Editor refuses it otherwise): where and when it was read.
+    old_source_url: str = ""
+    source_url: str = ""
+    old_retrieved_at: str = ""
+    retrieved_at: str = ""
+
+    def cells(self) -> list[tuple[str, object, object]]:
+        """The grid cells this save types: (column, old value, new value), left to right."""
+        return [("amount_per_gpu_hour", self.old_amount, self.amount),
+                ("source_url", self.old_source_url, self.source_url),
+                ("retrieved_at", self.old_retrieved_at, self.retrieved_at)]
+
+    def edited_row(self) -> dict:
+        """The row's edits as ``st.data_editor`` reports them (edited_rows[i])."""
+        return {name: new for name, _, new in self.cells()}
 
 
 @dataclass
@@ -359,14 +376,32 @@ def _grid_frame(rows: pd.DataFrame) -> pd.DataFrame:
     return editable_frame(rows.sort_values("price_id", kind="stable"), "prices")
 
 
+def providers_page_default_filter() -> OfferFilter:
+    """The filter the Providers page starts with (and returns to on "Clear filters"): the default client
+    brief's (ui.brief). The final check's offers must pass it."""
+    from ui.brief import provider_filter_defaults
+    from ui.scenario import ClientBrief
+
+    defaults = provider_filter_defaults(ClientBrief())
+    unknown = set(defaults) - {"prov_gpu", "prov_eu", "prov_jur"}
+    if unknown:
+        raise SystemExit(f"the client brief sets Providers filters the load test does not know: {sorted(unknown)} "
+                         "(bench/load_test.py, providers_page_default_filter)")
+    return OfferFilter(gpu_models=tuple(defaults.get("prov_gpu") or ()) or None,
+                       eu_datacenter_only=bool(defaults.get("prov_eu")),
+                       jurisdictions=tuple(defaults.get("prov_jur") or ()) or None)
+
+
 @dataclass(frozen=True)
 class PricesSnapshot:
     """What the plan needs from the catalog, read once: the current price rows (the Editor's Prices grid),
-    every price id ever used (closed rows keep theirs) and each offer's provider."""
+    every price id ever used (closed rows keep theirs), each offer's provider, and the offers the Providers
+    page lists under its default filter (the final check looks there)."""
 
     current: pd.DataFrame
     every_id: frozenset[str]
     provider_of: dict[str, str]
+    on_providers_page: frozenset[str]
 
     @classmethod
     def read(cls, catalog: Path) -> PricesSnapshot:
@@ -376,17 +411,20 @@ class PricesSnapshot:
             offers = store.table("offers")
             before = store.list_offers(OfferFilter(max_price_eur_per_gpu_hour=FILTER_EUR),
                                        usd_per_eur=DEFAULT_USD_PER_EUR)
+            shown = store.list_offers(providers_page_default_filter(), usd_per_eur=DEFAULT_USD_PER_EUR)
         if len(before):
             raise SystemExit(f"the seed has offers at or below {FILTER_EUR} EUR/GPU-h: the final check would be "
                              "ambiguous")
-        return cls(current, every_id, dict(zip(offers["offer_id"], offers["provider_id"], strict=True)))
+        return cls(current, every_id, dict(zip(offers["offer_id"], offers["provider_id"], strict=True)),
+                   frozenset(shown["offer_id"]))
 
 
 def plan_edits(catalog: Path | PricesSnapshot, n: int, *, today: dt.date | None = None) -> tuple[list[PlannedEdit], int]:
     """Which Prices rows the editor changes, to what, and where the grid shows each row when its save starts.
 
     The rows are chosen by a stable key, not by their place in the grid: the current, public on-demand prices
-    in price-id order, one per offer, first ``n`` offers (seed ids do not contain the run's date). Each gets
+    of offers the Providers page lists by default (the final check looks there), in price-id order, one per
+    offer, first ``n`` offers (seed ids do not contain the run's date). Each gets
     one new amount below every seed price. A save closes the old row and adds a new one whose id contains the
     save's date (``offer:type:term:today``), so rows can move in the id-sorted grid; each edit's ``grid_row``
     is predicted by replaying the earlier saves through the page's own :func:`ui.editor_view.changes_from_editor`
@@ -404,38 +442,47 @@ def plan_edits(catalog: Path | PricesSnapshot, n: int, *, today: dt.date | None 
     rows, taken = snap.current, set(snap.every_id)
     valid_from = pd.to_datetime(rows["valid_from"]).dt.date
     candidates = rows[(rows["price_type"] == "on-demand") & ~rows["is_private"].astype(bool)
-                      & (valid_from <= today)].sort_values("price_id", kind="stable")
-    chosen = candidates.drop_duplicates("offer_id").head(n)
+                      & (valid_from <= today) & rows["offer_id"].isin(snap.on_providers_page)]
+    chosen = candidates.sort_values("price_id", kind="stable").drop_duplicates("offer_id").head(n)
     if len(chosen) < n:
-        raise SystemExit(f"the catalog has {len(chosen)} offers with a current public on-demand price: fewer than "
-                         f"the {n} edits asked for")
+        raise SystemExit(f"the catalog has {len(chosen)} offers with a current public on-demand price that the "
+                         f"Providers page lists by default: fewer than the {n} edits asked for")
     grid = _grid_frame(rows)
     plan = []
     for i, row in enumerate(chosen.itertuples(index=False)):
-        amount = round(0.11 + 0.02 * i, 2)  # 0.11 .. 0.27 in the row's currency: at most 0.27 EUR <= FILTER_EUR
         position = int(np.flatnonzero(grid["price_id"].to_numpy() == row.price_id)[0])
-        changes = changes_from_editor("prices", grid, {"edited_rows": {position: {"amount_per_gpu_hour": amount}}},
-                                      today=today, taken_ids=taken)
+        edit = PlannedEdit(
+            row.price_id, row.offer_id, float(row.amount_per_gpu_hour),
+            amount=round(0.11 + 0.02 * i, 2),  # 0.11 .. 0.27 in the row's currency: at most 0.27 EUR <= FILTER_EUR
+            grid_row=position, old_source_url=str(row.source_url), old_retrieved_at=str(row.retrieved_at),
+            source_url=f"https://example.com/load-test/save-{i + 1}", retrieved_at=today.isoformat())
+        try:
+            changes = changes_from_editor("prices", grid, {"edited_rows": {position: edit.edited_row()}},
+                                          today=today, taken_ids=taken)
+        except ValueError as exc:
+            raise SystemExit(f"the Editor page refuses the planned edit of {row.price_id}: {exc}") from exc
         inserted = [c for c in changes if c.action == "insert"]
         if len(changes) != 2 or len(inserted) != 1:
             raise SystemExit(f"the Editor page no longer turns a new amount into close + insert: {changes}")
-        new_id = str(inserted[0].key)
-        plan.append(PlannedEdit(row.price_id, row.offer_id, float(row.amount_per_gpu_hour), amount, position, new_id))
+        edit = dataclasses.replace(edit, new_price_id=str(inserted[0].key))
+        plan.append(edit)
         # After the save the grid shows the new row instead of the old one, sorted by id again.
-        taken.add(new_id)
+        taken.add(edit.new_price_id)
         grid = grid.copy()
-        grid.loc[position, "price_id"] = new_id
-        grid.loc[position, "amount_per_gpu_hour"] = amount
+        grid.loc[position, "price_id"] = edit.new_price_id
+        for name, value in edit.edited_row().items():
+            grid.loc[position, name] = value
         grid = grid.sort_values("price_id", kind="stable").reset_index(drop=True)
     return plan, len({snap.provider_of[e.offer_id] for e in plan})
 
 
-def amount_column_offset() -> int:
-    """How many columns right of ``price_id`` the Prices grid shows ``amount_per_gpu_hour``."""
+def column_offset(column: str) -> int:
+    """How many columns right of ``price_id`` (the first, pinned column) the Prices grid shows ``column``: the
+    Editor page shows the model's fields in order (ui.editor_view.editable_frame)."""
     from catalog.models import TABLE_MODELS
 
     fields = list(TABLE_MODELS["prices"].model_fields)
-    return fields.index("amount_per_gpu_hour") - fields.index("price_id")
+    return fields.index(column) - fields.index("price_id")
 
 
 # -- one viewer ------------------------------------------------------------------------------------------------
@@ -504,10 +551,9 @@ class Viewer:
             headline = page.locator(LIVE).filter(has_text=OFFER_COUNT).first
             await self.visible(headline)
             before = int(OFFER_COUNT.match(await headline.inner_text()).group(1))
-            await page.locator(".st-key-prov_gpu").get_by_role("combobox").click()
-            await page.get_by_role("option", name="H100", exact=True).click()
+            # The EU data centre toggle: on (the client brief's default) or off, flipping it changes the count.
+            await page.locator(".st-key-prov_eu label").first.click()
             t0 = time.perf_counter()
-            await page.keyboard.press("Escape")
             await expect(headline).not_to_have_text(re.compile(rf"^{before} offers"), timeout=timeout)
         elif name == "tco":
             headline = page.locator(LIVE).filter(has_text=re.compile(r"^Over \d+ (years|months) at \d+% utilisation, ")).first
@@ -592,8 +638,10 @@ class Viewer:
         try:
             t0 = time.perf_counter()
             await self.open("providers", first=False, record=False)
-            await page.locator(".st-key-prov_clear button").click()  # drop any filter this session still holds
-            box = page.get_by_label("Max price (€ per GPU-hour)", exact=True)
+            # Back to the page's default filters (the client brief's), which the edited offers pass.
+            await page.locator(".st-key-prov_clear button").click()
+            await _idle(page, self.timeout)
+            box = page.locator(".st-key-prov_maxprice input").first
             await self.visible(box)
             await box.fill(str(FILTER_EUR))
             await box.press("Enter")
@@ -653,59 +701,92 @@ async def _open_cell(page, overlay, timeout_ms: float) -> str | None:
     return value
 
 
-async def _type_into_grid(page, edit: PlannedEdit, report: Report, timeout_ms: float, max_walk: int = 40) -> None:
-    """Put ``edit.amount`` into the amount cell of the Prices grid row whose id is ``edit.price_id``.
+ROW_PX = 35  # height of a header or data row of Streamlit's data grid
 
-    The row is located by its id, not by a screen position: select the first row's id cell, go down to the
-    predicted row (``edit.grid_row``) with the keyboard (the grid scrolls along), read the id in the cell
-    editor and, if it is another row, walk up or down the id-sorted grid until it is the row (at most
-    ``max_walk`` rows). The amount cell is then checked to hold the old amount before typing. A click or key
-    the grid did not take (it re-renders when a script run ends) is retried, at most 4 times, and counted."""
+
+async def _scroll_grid_to_row(grid, row: int) -> None:
+    """Scroll the grid's own scroller so that ``row`` is the first row shown (as far as it scrolls)."""
+    await grid.evaluate("(el, top) => { for (const s of el.querySelectorAll('.dvn-scroller')) { s.scrollTop = top; "
+                        "s.scrollLeft = 0; } }", row * ROW_PX)
+
+
+async def _select_row(page, grid, overlay, edit: PlannedEdit, start_row: int, timeout_ms: float,
+                      seen: list[str], max_walk: int) -> bool:
+    """Select the id cell of the row whose id is ``edit.price_id``: scroll the grid so that ``start_row`` (the
+    predicted row) is on top, click the first row shown, read its id and walk the id-sorted grid with the
+    arrow keys to the row. False if the grid did not take a click or key (retry)."""
+    await _idle(page, timeout_ms)
+    await grid.scroll_into_view_if_needed()
+    await _scroll_grid_to_row(grid, start_row)
+    await page.wait_for_timeout(300)  # the canvas redraws after the scroll
+    box = await grid.bounding_box()
+    await page.mouse.click(box["x"] + 40, box["y"] + ROW_PX + ROW_PX // 2)  # first row shown, id column
+    current = await _open_cell(page, overlay, timeout_ms)
+    walked = 0
+    while current is not None and current != edit.price_id and walked < max_walk:
+        seen.append(current)
+        await page.keyboard.press("ArrowDown" if current < edit.price_id else "ArrowUp")
+        previous, current = current, await _open_cell(page, overlay, timeout_ms)
+        walked += 1
+        if current is not None and current != edit.price_id \
+                and (previous < edit.price_id) != (current < edit.price_id):
+            raise RuntimeError(f"the Prices grid has no row {edit.price_id} between {min(previous, current)} "
+                               f"and {max(previous, current)} (is it still sorted by price id?)")
+    return current == edit.price_id
+
+
+def _same(shown: str, expected: object) -> bool:
+    if isinstance(expected, float):
+        try:
+            return abs(float(shown) - expected) <= 1e-9
+        except ValueError:
+            return False
+    return shown == str(expected)
+
+
+async def _type_into_grid(page, edit: PlannedEdit, report: Report, timeout_ms: float, max_walk: int = 40) -> None:
+    """Type the edit's cells (amount, source URL, retrieved at) into the Prices grid row whose id is
+    ``edit.price_id``.
+
+    The row is located by its id, not by a screen position alone (:func:`_select_row`); before typing, each cell is
+    checked to hold the row's old value (or, after a retry, already the new one). A click or key the grid did
+    not take (it re-renders when a script run ends, after every committed cell) is retried, at most 4 times per
+    cell, and counted."""
     from playwright.async_api import expect
 
     grid = page.locator('.st-key-ed_prices [data-testid="stDataFrame"]').first
     overlay = page.locator("input.gdg-input, textarea.gdg-input").first
     seen: list[str] = []
-    for attempt in range(5):
-        if attempt:
-            report.editor_retries += 1
-            await page.keyboard.press("Escape")
-            await page.wait_for_timeout(1000)
-        await _idle(page, timeout_ms)
-        await grid.scroll_into_view_if_needed()
-        box = await grid.bounding_box()
-        await page.mouse.click(box["x"] + 40, box["y"] + 35 + 17)  # the first row's id cell (header 35 px)
-        for _ in range(edit.grid_row):
-            await page.keyboard.press("ArrowDown")
-        current = await _open_cell(page, overlay, timeout_ms)
-        walked = 0
-        while current is not None and current != edit.price_id and walked < max_walk:
-            seen.append(current)
-            await page.keyboard.press("ArrowDown" if current < edit.price_id else "ArrowUp")
-            previous, current = current, await _open_cell(page, overlay, timeout_ms)
-            walked += 1
-            if current is not None and current != edit.price_id \
-                    and (previous < edit.price_id) != (current < edit.price_id):
-                raise RuntimeError(f"the Prices grid has no row {edit.price_id} between {min(previous, current)} "
-                                   f"and {max(previous, current)} (is it still sorted by price id?)")
-        if current != edit.price_id:
-            continue
-        for _ in range(amount_column_offset()):
-            await page.keyboard.press("ArrowRight")
-        await page.keyboard.press("Enter")
-        try:
-            await expect(overlay).to_be_visible(timeout=10_000)
-            amount = float(await overlay.input_value())
-        except (AssertionError, ValueError):
-            continue
-        if abs(amount - edit.old_amount) > 1e-9:
-            continue
-        await overlay.fill(str(edit.amount))
-        await overlay.press("Enter")
-        await expect(overlay).to_have_count(0, timeout=10_000)
-        return
-    raise RuntimeError(f"the Prices grid did not show row {edit.price_id} (predicted at row {edit.grid_row}) in "
-                       f"5 attempts; ids read on the way: {sorted(set(seen))[:6]}")
+    for name, old, new in edit.cells():
+        for attempt in range(5):
+            if attempt:
+                report.editor_retries += 1
+                await page.keyboard.press("Escape")
+                await page.wait_for_timeout(1000)
+            if not await _select_row(page, grid, overlay, edit, edit.grid_row, timeout_ms, seen, max_walk):
+                continue
+            for _ in range(column_offset(name)):
+                await page.keyboard.press("ArrowRight")
+            await page.keyboard.press("Enter")
+            try:
+                await expect(overlay).to_be_visible(timeout=10_000)
+                shown = await overlay.input_value()
+            except AssertionError:
+                continue
+            if _same(shown, new):  # committed by an earlier attempt
+                await page.keyboard.press("Escape")
+                break
+            if not _same(shown, old):
+                await page.keyboard.press("Escape")
+                continue
+            await overlay.fill(str(new))
+            await overlay.press("Enter")
+            await expect(overlay).to_have_count(0, timeout=10_000)
+            break
+        else:
+            raise RuntimeError(f"the Prices grid did not let the editor type {name} of row {edit.price_id} "
+                               f"(predicted at row {edit.grid_row}) in 5 attempts; ids read on the way: "
+                               f"{sorted(set(seen))[:6]}")
 
 
 async def editor_session(page, url: str, report: Report, timeout_ms: float, gap_s: float,

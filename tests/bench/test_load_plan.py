@@ -14,7 +14,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from bench.load_test import FILTER_EUR, PricesSnapshot, plan_edits
+from bench.load_test import FILTER_EUR, PricesSnapshot, plan_edits, providers_page_default_filter
 from catalog.models import ChangeSet, Editor
 from catalog.store import CatalogStore, OfferFilter
 from engine.money import DEFAULT_USD_PER_EUR
@@ -55,7 +55,12 @@ def test_the_plan_is_the_same_rows_on_every_day_and_predicts_where_the_grid_show
         for e in plan:
             row = by_id.loc[e.price_id]
             assert row["price_type"] == "on-demand" and not row["is_private"] and row["offer_id"] == e.offer_id
+            assert e.offer_id in snapshot.on_providers_page
             assert e.old_amount == pytest.approx(float(row["amount_per_gpu_hour"]))
+            # A new amount comes with its own provenance, read that day (the Editor refuses it otherwise).
+            assert (e.old_source_url, e.old_retrieved_at) == (row["source_url"], row["retrieved_at"])
+            assert e.source_url.startswith("https://") and e.source_url != e.old_source_url
+            assert e.retrieved_at == day.isoformat()
             assert 0 < e.amount / (DEFAULT_USD_PER_EUR if row["currency"] == "USD" else 1.0) <= FILTER_EUR
         # Replay on a plain sorted list of ids: the new id is offer:type::day (":2" if a seed row has it), and
         # the predicted row is where the id sits after the earlier saves.
@@ -84,13 +89,21 @@ def test_replaying_the_plan_through_the_store_finds_each_row_where_predicted(see
             grid = editable_frame(store.editable_rows("prices"), "prices")
             assert grid["price_id"].iloc[e.grid_row] == e.price_id, (day, k)
             every = set(store.editable_rows("prices", current_only=False)["price_id"])
-            changes = changes_from_editor("prices", grid, {"edited_rows": {e.grid_row: {"amount_per_gpu_hour": e.amount}}},
+            changes = changes_from_editor("prices", grid, {"edited_rows": {e.grid_row: e.edited_row()}},
                                           today=day, taken_ids=every)
             assert [c.key for c in changes if c.action == "insert"] == [e.new_price_id]
             store.apply_changes(ChangeSet(changes=changes, message=f"load test: save {k}"), EDITOR,
                                 usd_per_eur=DEFAULT_USD_PER_EUR)
-        seen = store.list_offers(OfferFilter(max_price_eur_per_gpu_hour=FILTER_EUR), usd_per_eur=DEFAULT_USD_PER_EUR)
+        # What the final check sees: the Providers page's default filter (the client brief's) plus the max price.
+        shown = providers_page_default_filter().model_copy(update={"max_price_eur_per_gpu_hour": FILTER_EUR})
+        seen = store.list_offers(shown, usd_per_eur=DEFAULT_USD_PER_EUR)
+        anywhere = store.list_offers(OfferFilter(max_price_eur_per_gpu_hour=FILTER_EUR), usd_per_eur=DEFAULT_USD_PER_EUR)
+    assert sorted(anywhere["offer_id"]) == sorted(e.offer_id for e in plan)  # no other offer is that cheap
     assert sorted(seen["offer_id"]) == sorted(e.offer_id for e in plan)
+    with CatalogStore(path, read_only=True) as store:
+        new_rows = store.table("prices").set_index("price_id").loc[[e.new_price_id for e in plan]]
+    assert new_rows["source_url"].tolist() == [e.source_url for e in plan]
+    assert (new_rows["retrieved_at"] == day.isoformat()).all() and new_rows["valid_to"].isna().all()
     assert seen["provider_id"].nunique() == n_providers
 
 
