@@ -12,7 +12,7 @@ PAGES_WITH_AN_INPUT = ("providers", "tco", "workload", "scoring")
 
 
 def test_three_viewers_and_one_editor_see_every_save_and_lose_none(tmp_path):
-    config = LoadConfig(viewers=3, edits=2, rounds=1, max_rounds=1, deadline_s=240, step_timeout_s=60, ramp_s=0.5,
+    config = LoadConfig(viewers=3, edits=2, rounds=1, max_rounds=1, deadline_s=300, step_timeout_s=60, ramp_s=0.5,
                         edit_gap_s=1.0, pages=("", *PAGES_WITH_AN_INPUT), probe=False,
                         artifacts=tmp_path / "screenshots")
     # Its own thread: the load test runs its own asyncio loop, which must not meet pytest-playwright's.
