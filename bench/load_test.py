@@ -141,7 +141,9 @@ class LoadConfig:
     pages: tuple[str, ...] | None = None  # URL paths to tour ("" = home); None: every page in the sidebar
     edit_gap_s: float = 3.0  # pause before each save, so saves spread over the viewers' tours
     ramp_s: float = 2.0      # viewer i starts i * ramp_s after the first
-    step_timeout_s: float = 180.0
+    #: One page step (a load or a change). 300 s: with other jobs at a load average of 41-48, one of 20 first
+    #: loads of Home took over 180 s in the niced browser (the server had answered it in under 5 s).
+    step_timeout_s: float = 300.0
     verbose: bool = False
     artifacts: Path | None = None  # screenshots of failed steps go here
     #: py-spy samples of the server while the viewers run (raw "stack count" lines; bench/profile_summary.py
