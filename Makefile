@@ -46,9 +46,11 @@ test-fast: setup
 bench: setup
 	$(BIN)/python bench/run_all.py
 
-## Load test: 20 concurrent browser sessions + an editor saving prices (not part of make test).
+## Load test: 20 concurrent browser sessions + an editor saving prices (not part of make test); exits non-zero
+## on any error or lost edit. LOAD_ARGS passes options, e.g. LOAD_ARGS="--profile load.raw" (py-spy samples).
+LOAD_ARGS ?=
 load: setup chromium
-	$(BIN)/python bench/load_test.py
+	$(BIN)/python bench/load_test.py $(LOAD_ARGS)
 
 ## What a data editor should refresh next (opens the catalog read-only: stop the app first).
 data-report: catalog

@@ -1,44 +1,55 @@
 """`make load`: 20 real browser sessions against one `streamlit run` while an editor saves prices.
 
-Usage: python bench/load_test.py [--viewers 20] [--edits 5] [--deadline-s 600] [--rounds 1] [--max-rounds 1]
-       [--pages home providers ...] [--artifacts DIR] [-v]
+Usage: python bench/load_test.py [--viewers 20] [--edits 5] [--deadline-s 1200] [--rounds 1] [--max-rounds 1]
+       [--pages home providers ...] [--artifacts DIR] [--profile FILE] [-v]
 
 Bounded in count and time: it stops by itself at the deadline, whatever happens.
 
-1. Builds a fresh catalog from the seed in a temporary directory and starts the app with `streamlit run` on
-   127.0.0.1 with no sign-in configured and local editing switched on ("local mode", as `make run LOCAL_EDITING=1`:
-   on loopback the Editor page is editable).
+1. Builds a fresh catalog from the seed in a temporary directory, plans the edits (:func:`plan_edits`) and
+   starts the app with `streamlit run` on 127.0.0.1 with no sign-in configured and local editing switched on
+   ("local mode", as `make run LOCAL_EDITING=1`: on loopback the Editor page is editable), through
+   bench/timed_server.py, which times every session's script runs inside the server (the app is unchanged).
 2. Opens one Debian Chromium with one browser context per viewer (plus one for the editor) and drives them all
    at once from one asyncio loop (Playwright's async API); viewer i arrives ``i * --ramp-s`` seconds after the
    first. Each viewer keeps one Streamlit session: it loads Home, then opens every page the sidebar lists by
    clicking its link, and on Providers, TCO, Workload and Scoring changes one input with a visible result
-   (GPU-model filter → offer count; utilisation slider → headline and break-even chart; GPUs field → verdict;
-   price-weight slider → verdict and contribution chart).
-3. Meanwhile one editor session saves ``--edits`` price changes through the Editor page's data grid: row k of
-   the Prices grid gets a new amount (below every seed price) and a message, and the page must answer
-   "Saved change set #n".
-4. When all are done, every viewer goes back to Providers *in its own session* and sets a max-price filter
-   that only the newly saved prices pass: it must see exactly the edited offers.
+   (EU data centre toggle → offer count; utilisation slider → headline and break-even chart; GPUs field →
+   verdict; price-weight slider → verdict and contribution chart).
+3. Meanwhile one editor session saves ``--edits`` price changes through the Editor page's data grid. The rows
+   are chosen by a stable key, not by grid position (the first public on-demand price of each of the first
+   offers by id); the editor finds each row by its price id in the id-sorted grid (predicted position, then a
+   walk), checks the amount cell holds the old amount, types a new amount (below every seed price) and a
+   message, and the page must answer "Saved change set #n".
+4. When all are done, every viewer goes back to Providers *in its own session*, clears its filters (back to the
+   client brief's defaults, which the edited offers pass) and sets a max-price filter that only the newly saved
+   prices pass: it must see exactly the edited offers.
 5. Stops the server, opens the catalog file read-only (DuckDB allows one writer process) and checks that no
    edit was lost: one change set per acknowledged save and nothing else, each edited offer's current price is
    the saved amount, and the old price row is closed, not overwritten.
 
-Timing: "load" runs from the click on the sidebar link (Home: from page.goto) to the page's title and first
-chart drawn; "change" from the last input event to the updated result on screen. Both include the browser's
-rendering: the 20 tabs run on the same machine as the server. Chromium runs at nice 10 (``--browser-nice``)
+Timing, in the browser: "load" runs from the click on the sidebar link (Home: from page.goto) to the page's
+title and first chart drawn; "change" from the last input event to the updated result on screen. Both include
+the browser's rendering: the 20 tabs run on the same machine as the server. In the server, for every session
+while the viewers run: from the websocket "rerun_script" message to the "script_finished" message queued, split
+into page loads (page switches) and input changes (widget changes, the server's input -> result), p50/p95 per
+page; the target is p95 <= 1 s for input -> result. Chromium runs at nice 10 (``--browser-nice``)
 so that the server under test is not starved by its own clients; the table also shows the CPU seconds each
 side used and the latency of GET /_stcore/health (the server's event loop, without any browser). Server
 memory is the resident set size of the `streamlit run` process, sampled every 0.5 s.
 
-Prints a table and PASS (zero errors, zero lost edits, every viewer saw the committed prices) or FAIL; exit
-code 0 on PASS, 1 on FAIL. Any exception or timeout of a step counts as an error and is listed.
+Prints the tables and PASS (zero errors, zero lost edits, every viewer saw the committed prices) or FAIL; exit
+code 0 on PASS, 1 on FAIL. Any exception or timeout of a step, a script run that ends in an error and a
+Traceback in the server log count as errors and are listed. The latency targets are reported, not enforced.
+With ``--profile FILE`` py-spy samples the server while the viewers run (bench/profile_summary.py FILE).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import datetime as dt
+import json
 import math
 import os
 import platform
@@ -57,11 +68,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from catalog.store import CatalogStore, OfferFilter, build_catalog  # noqa: E402
 from engine.money import DEFAULT_USD_PER_EUR  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, start_server  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, free_port  # noqa: E402
 
 BROWSER_ARGS = ["--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--disable-quic",
@@ -98,22 +110,46 @@ class PlannedEdit:
     offer_id: str
     old_amount: float
     amount: float
+    grid_row: int = 0  # where the id-sorted Prices grid shows the row when this save starts (earlier saves done)
+    new_price_id: str = ""  # the id the save gives the new price row
+    #: A new amount needs its own provenance (the Editor refuses it otherwise): where and when it was read.
+    old_source_url: str = ""
+    source_url: str = ""
+    old_retrieved_at: str = ""
+    retrieved_at: str = ""
+
+    def cells(self) -> list[tuple[str, object, object]]:
+        """The grid cells this save types: (column, old value, new value), left to right."""
+        return [("amount_per_gpu_hour", self.old_amount, self.amount),
+                ("source_url", self.old_source_url, self.source_url),
+                ("retrieved_at", self.old_retrieved_at, self.retrieved_at)]
+
+    def edited_row(self) -> dict:
+        """The row's edits as ``st.data_editor`` reports them (edited_rows[i])."""
+        return {name: new for name, _, new in self.cells()}
 
 
 @dataclass
 class LoadConfig:
     viewers: int = 20
     edits: int = 5
-    deadline_s: float = 600.0
+    #: The run stops by itself after this. 20 minutes: on the shared 2-core machine, with other jobs at a load
+    #: average of 45, the 20 tabs (Chromium at nice 10) needed about 10 minutes for their tours alone.
+    deadline_s: float = 1200.0
     rounds: int = 1          # tours of all pages every viewer makes at least
     max_rounds: int = 1      # ...and at most, touring on while the editor is still saving
     pages: tuple[str, ...] | None = None  # URL paths to tour ("" = home); None: every page in the sidebar
     edit_gap_s: float = 3.0  # pause before each save, so saves spread over the viewers' tours
     ramp_s: float = 2.0      # viewer i starts i * ramp_s after the first
-    step_timeout_s: float = 180.0
+    #: One page step (a load or a change). 300 s: with other jobs at a load average of 41-48, one of 20 first
+    #: loads of Home took over 180 s in the niced browser (the server had answered it in under 5 s).
+    step_timeout_s: float = 300.0
     verbose: bool = False
     artifacts: Path | None = None  # screenshots of failed steps go here
-    probe: bool = True  # the browserless websocket session timing server-side page runs (ServerProbe)
+    #: py-spy samples of the server while the viewers run (raw "stack count" lines; bench/profile_summary.py
+    #: reads them); None: no profiler.
+    profile: Path | None = None
+    probe: bool = True  # the browserless websocket session timing each page idle, before the viewers (ServerProbe)
     hard_exit: bool = False  # as a script: if even the deadline hangs, exit the process (not inside pytest)
     #: Chromium runs at this nice level, the server at the default: on a small machine the 20 tabs would
     #: otherwise take most of the CPU from the server whose response times are being measured.
@@ -143,8 +179,16 @@ class Report:
     server_cpu_s: float = 0.0
     browser_cpu_s: float = 0.0
     health_s: list[float] = field(default_factory=list)
-    server_runs: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    server_idle: dict[str, float] = field(default_factory=dict)
+    server_idle: dict[str, float] = field(default_factory=dict)  # ServerProbe, before the viewers come
+    #: Measured inside the server (bench/timed_server.py) for every session while the viewers ran: websocket
+    #: "rerun_script" received -> "script_finished" queued, per page; "load" = page switch, "input" = widget.
+    server_loads: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    server_inputs: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    #: ...and the CPU time of the script thread over those runs (what a run costs, without waiting).
+    server_load_cpu: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    server_input_cpu: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    server_run_errors: int = 0
+    load_average: list[float] = field(default_factory=list)  # 1-minute load average of the machine, sampled
     server_pid: int = 0
     console_errors: int = 0
     console_samples: list[str] = field(default_factory=list)
@@ -231,9 +275,11 @@ class RssSampler(threading.Thread):
     """Samples the server's RSS and CPU time every ``every_s``; with ``browser_nice``, also keeps every Chromium
     thread of this run at that nice level (new renderers and threads appear all the time)."""
 
-    def __init__(self, pid: int, out: list[float], every_s: float = 0.5, browser_nice: int = 0):
+    def __init__(self, pid: int, out: list[float], every_s: float = 0.5, browser_nice: int = 0,
+                 load_average: list[float] | None = None):
         super().__init__(daemon=True)
         self.pid, self.out, self.every_s, self.stop_event = pid, out, every_s, threading.Event()
+        self.load_average = load_average if load_average is not None else []
         self.browser_nice = browser_nice
         self.cpu_s = 0.0
 
@@ -243,6 +289,7 @@ class RssSampler(threading.Thread):
             if value is not None:
                 self.out.append(value)
                 self.cpu_s = _cpu_s(self.pid) or self.cpu_s
+                self.load_average.append(os.getloadavg()[0])
             if self.browser_nice:
                 _renice_browser(os.getpid(), self.pid, self.browser_nice)
             self.stop_event.wait(self.every_s)
@@ -271,16 +318,15 @@ class HealthProbe(threading.Thread):
 
 
 class ServerProbe(threading.Thread):
-    """One more session, without a browser, on Streamlit's own websocket protocol: it reruns the toured pages in
-    turn (a "rerun_script" BackMsg naming the page, no widget changes) and times each run until the server's
-    "script_finished" message: the server's share of a page load, apart from any rendering. Before the viewers
-    come it runs every page twice (warm-up, then the idle baseline); under load it pauses ``pause_s`` between
-    runs, the load of one more busy user."""
+    """One more session, without a browser, on Streamlit's own websocket protocol: before the viewers come it
+    runs every toured page twice (a "rerun_script" BackMsg naming the page, no widget changes; warm-up, then
+    the idle baseline) and times each run until the server's "script_finished" message. Under load the
+    server itself times every session's runs (bench/timed_server.py)."""
 
-    def __init__(self, url: str, report: Report, pause_s: float = 1.0, timeout_s: float = 120.0):
+    def __init__(self, url: str, report: Report, timeout_s: float = 120.0):
         super().__init__(daemon=True)
         self.ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
-        self.report, self.pause_s, self.timeout_s = report, pause_s, timeout_s
+        self.report, self.timeout_s = report, timeout_s
         self.ready, self.stop_event = threading.Event(), threading.Event()
 
     def _run_page(self, ws, page_hash: str) -> tuple[float, dict[str, str]]:
@@ -318,14 +364,6 @@ class ServerProbe(threading.Thread):
                         seconds, _ = self._run_page(ws, hashes[name])
                         if baseline:
                             self.report.server_idle[name] = seconds
-                self.ready.set()
-                turn = 0
-                while order and not self.stop_event.wait(self.pause_s):
-                    name = order[turn % len(order)]
-                    turn += 1
-                    seconds, _ = self._run_page(ws, hashes[name])
-                    if not self.stop_event.is_set():
-                        self.report.server_runs[name].append(seconds)
         except Exception as exc:
             if not self.stop_event.is_set():
                 self.report.errors.append(f"server probe: {type(exc).__name__}: {exc}"[:240])
@@ -335,34 +373,120 @@ class ServerProbe(threading.Thread):
 
 # -- planning: which rows the editor changes, and to what ----------------------------------------------------
 
-def plan_edits(catalog: Path, n: int) -> tuple[list[PlannedEdit], int]:
-    """Prices grid rows 0..n-1 each get one new amount below every seed price; returns the plan and how many
-    providers the edited offers belong to (the final check's expected headline)."""
-    today = dt.date.today().isoformat()
-    with CatalogStore(catalog, read_only=True) as store:
-        rows = store.editable_rows("prices")
-        offers = store.table("offers").set_index("offer_id")
-        before = store.list_offers(OfferFilter(max_price_eur_per_gpu_hour=FILTER_EUR), usd_per_eur=DEFAULT_USD_PER_EUR)
+def _grid_frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """The Prices grid as the Editor page shows it: current rows in price-id order, the page's columns."""
+    from ui.editor_view import editable_frame
+
+    return editable_frame(rows.sort_values("price_id", kind="stable"), "prices")
+
+
+def providers_page_default_filter() -> OfferFilter:
+    """The filter the Providers page starts with (and returns to on "Clear filters"): the default client
+    brief's (ui.brief). The final check's offers must pass it."""
+    from ui.brief import provider_filter_defaults
+    from ui.scenario import ClientBrief
+
+    defaults = provider_filter_defaults(ClientBrief())
+    unknown = set(defaults) - {"prov_gpu", "prov_eu", "prov_jur"}
+    if unknown:
+        raise SystemExit(f"the client brief sets Providers filters the load test does not know: {sorted(unknown)} "
+                         "(bench/load_test.py, providers_page_default_filter)")
+    return OfferFilter(gpu_models=tuple(defaults.get("prov_gpu") or ()) or None,
+                       eu_datacenter_only=bool(defaults.get("prov_eu")),
+                       jurisdictions=tuple(defaults.get("prov_jur") or ()) or None)
+
+
+@dataclass(frozen=True)
+class PricesSnapshot:
+    """What the plan needs from the catalog, read once: the current price rows (the Editor's Prices grid),
+    every price id ever used (closed rows keep theirs), each offer's provider, and the offers the Providers
+    page lists under its default filter (the final check looks there)."""
+
+    current: pd.DataFrame
+    every_id: frozenset[str]
+    provider_of: dict[str, str]
+    on_providers_page: frozenset[str]
+
+    @classmethod
+    def read(cls, catalog: Path) -> PricesSnapshot:
+        with CatalogStore(catalog, read_only=True) as store:
+            current = store.editable_rows("prices")
+            every_id = frozenset(store.editable_rows("prices", current_only=False)["price_id"])
+            offers = store.table("offers")
+            before = store.list_offers(OfferFilter(max_price_eur_per_gpu_hour=FILTER_EUR),
+                                       usd_per_eur=DEFAULT_USD_PER_EUR)
+            shown = store.list_offers(providers_page_default_filter(), usd_per_eur=DEFAULT_USD_PER_EUR)
+        if len(before):
+            raise SystemExit(f"the seed has offers at or below {FILTER_EUR} EUR/GPU-h: the final check would be "
+                             "ambiguous")
+        return cls(current, every_id, dict(zip(offers["offer_id"], offers["provider_id"], strict=True)),
+                   frozenset(shown["offer_id"]))
+
+
+def plan_edits(catalog: Path | PricesSnapshot, n: int, *, today: dt.date | None = None) -> tuple[list[PlannedEdit], int]:
+    """Which Prices rows the editor changes, to what, and where the grid shows each row when its save starts.
+
+    The rows are chosen by a stable key, not by their place in the grid: the current, public on-demand prices
+    of offers the Providers page lists by default (the final check looks there), in price-id order, one per
+    offer, first ``n`` offers (seed ids do not contain the run's date). Each gets
+    one new amount below every seed price. A save closes the old row and adds a new one whose id contains the
+    save's date (``offer:type:term:today``), so rows can move in the id-sorted grid; each edit's ``grid_row``
+    is predicted by replaying the earlier saves through the page's own :func:`ui.editor_view.changes_from_editor`
+    (the browser still checks the row's id before typing, and walks to it if the prediction is off).
+
+    ``today`` is the save date (default: the real date; tests freeze it). Returns the plan and how many
+    providers the edited offers belong to (the final check's expected headline).
+    """
+    from ui.editor_view import changes_from_editor
+
+    today = today or dt.date.today()
     if not 1 <= n <= 9:
-        raise SystemExit("--edits must be between 1 and 9 (one grid row per save, on the first screen of the grid)")
-    if len(before):
-        raise SystemExit(f"the seed has offers at or below {FILTER_EUR} EUR/GPU-h: the final check would be ambiguous")
+        raise SystemExit("--edits must be between 1 and 9")
+    snap = catalog if isinstance(catalog, PricesSnapshot) else PricesSnapshot.read(catalog)
+    rows, taken = snap.current, set(snap.every_id)
+    valid_from = pd.to_datetime(rows["valid_from"]).dt.date
+    candidates = rows[(rows["price_type"] == "on-demand") & ~rows["is_private"].astype(bool)
+                      & (valid_from <= today) & rows["offer_id"].isin(snap.on_providers_page)]
+    chosen = candidates.sort_values("price_id", kind="stable").drop_duplicates("offer_id").head(n)
+    if len(chosen) < n:
+        raise SystemExit(f"the catalog has {len(chosen)} offers with a current public on-demand price that the "
+                         f"Providers page lists by default: fewer than the {n} edits asked for")
+    grid = _grid_frame(rows)
     plan = []
-    for i in range(n):
-        row = rows.iloc[i]
-        amount = round(0.11 + 0.02 * i, 2)  # 0.11 .. 0.27 in the row's currency: at most 0.27 EUR <= FILTER_EUR
-        plan.append(PlannedEdit(row["price_id"], row["offer_id"], float(row["amount_per_gpu_hour"]), amount))
-    # Saving gives the row a new id (offer:type:term:today); the grid is sorted by id, so the rows to edit
-    # must keep their places: distinct offers, and no other current price of the same offer in between.
-    ids = list(rows["price_id"])
-    renamed = ids.copy()
-    for i, edit in enumerate(plan):
-        r = rows.iloc[i]
-        renamed[i] = f"{edit.offer_id}:{r['price_type']}:{'' if pd.isna(r['term_months']) else int(r['term_months'])}:{today}"
-    if len({e.offer_id for e in plan}) != n or sorted(renamed)[:n] != renamed[:n]:
-        raise SystemExit("the first Prices grid rows would move after a save: pick other rows")
-    providers = offers.loc[[e.offer_id for e in plan], "provider_id"].nunique()
-    return plan, int(providers)
+    for i, row in enumerate(chosen.itertuples(index=False)):
+        position = int(np.flatnonzero(grid["price_id"].to_numpy() == row.price_id)[0])
+        edit = PlannedEdit(
+            row.price_id, row.offer_id, float(row.amount_per_gpu_hour),
+            amount=round(0.11 + 0.02 * i, 2),  # 0.11 .. 0.27 in the row's currency: at most 0.27 EUR <= FILTER_EUR
+            grid_row=position, old_source_url=str(row.source_url), old_retrieved_at=str(row.retrieved_at),
+            source_url=f"https://example.com/load-test/save-{i + 1}", retrieved_at=today.isoformat())
+        try:
+            changes = changes_from_editor("prices", grid, {"edited_rows": {position: edit.edited_row()}},
+                                          today=today, taken_ids=taken)
+        except ValueError as exc:
+            raise SystemExit(f"the Editor page refuses the planned edit of {row.price_id}: {exc}") from exc
+        inserted = [c for c in changes if c.action == "insert"]
+        if len(changes) != 2 or len(inserted) != 1:
+            raise SystemExit(f"the Editor page no longer turns a new amount into close + insert: {changes}")
+        edit = dataclasses.replace(edit, new_price_id=str(inserted[0].key))
+        plan.append(edit)
+        # After the save the grid shows the new row instead of the old one, sorted by id again.
+        taken.add(edit.new_price_id)
+        grid = grid.copy()
+        grid.loc[position, "price_id"] = edit.new_price_id
+        for name, value in edit.edited_row().items():
+            grid.loc[position, name] = value
+        grid = grid.sort_values("price_id", kind="stable").reset_index(drop=True)
+    return plan, len({snap.provider_of[e.offer_id] for e in plan})
+
+
+def column_offset(column: str) -> int:
+    """How many columns right of ``price_id`` (the first, pinned column) the Prices grid shows ``column``: the
+    Editor page shows the model's fields in order (ui.editor_view.editable_frame)."""
+    from catalog.models import TABLE_MODELS
+
+    fields = list(TABLE_MODELS["prices"].model_fields)
+    return fields.index(column) - fields.index("price_id")
 
 
 # -- one viewer ------------------------------------------------------------------------------------------------
@@ -431,10 +555,9 @@ class Viewer:
             headline = page.locator(LIVE).filter(has_text=OFFER_COUNT).first
             await self.visible(headline)
             before = int(OFFER_COUNT.match(await headline.inner_text()).group(1))
-            await page.locator(".st-key-prov_gpu").get_by_role("combobox").click()
-            await page.get_by_role("option", name="H100", exact=True).click()
+            # The EU data centre toggle: on (the client brief's default) or off, flipping it changes the count.
+            await page.locator(".st-key-prov_eu label").first.click()
             t0 = time.perf_counter()
-            await page.keyboard.press("Escape")
             await expect(headline).not_to_have_text(re.compile(rf"^{before} offers"), timeout=timeout)
         elif name == "tco":
             headline = page.locator(LIVE).filter(has_text=re.compile(r"^Over \d+ (years|months) at \d+% utilisation, ")).first
@@ -519,8 +642,10 @@ class Viewer:
         try:
             t0 = time.perf_counter()
             await self.open("providers", first=False, record=False)
-            await page.locator(".st-key-prov_clear button").click()  # drop any filter this session still holds
-            box = page.get_by_label("Max price (€ per GPU-hour)", exact=True)
+            # Back to the page's default filters (the client brief's), which the edited offers pass.
+            await page.locator(".st-key-prov_clear button").click()
+            await _idle(page, self.timeout)
+            box = page.locator(".st-key-prov_maxprice input").first
             await self.visible(box)
             await box.fill(str(FILTER_EUR))
             await box.press("Enter")
@@ -564,47 +689,108 @@ async def _idle(page, timeout_ms: float) -> None:
     await expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=timeout_ms)
 
 
-async def _type_into_grid(page, row: int, edit: PlannedEdit, report: Report, timeout_ms: float) -> None:
-    """Put ``edit.amount`` into the amount cell of Prices grid row ``row``, checking on the way that the cell
-    editor opened on the right row (its price_id) and the right column (its current amount). A click or key
-    the grid did not take (it re-renders when a script run ends) is retried, at most 4 times, and counted."""
+async def _open_cell(page, overlay, timeout_ms: float) -> str | None:
+    """Open the selected grid cell's editor (Enter), read its value and close it again (Escape); None if the
+    editor did not open."""
+    from playwright.async_api import expect
+
+    await page.keyboard.press("Enter")
+    try:
+        await expect(overlay).to_be_visible(timeout=10_000)
+    except AssertionError:
+        return None
+    value = await overlay.input_value()
+    await page.keyboard.press("Escape")
+    await expect(overlay).to_have_count(0, timeout=10_000)
+    return value
+
+
+ROW_PX = 35  # height of a header or data row of Streamlit's data grid
+
+
+async def _scroll_grid_to_row(grid, row: int) -> None:
+    """Scroll the grid's own scroller so that ``row`` is the first row shown (as far as it scrolls)."""
+    await grid.evaluate("(el, top) => { for (const s of el.querySelectorAll('.dvn-scroller')) { s.scrollTop = top; "
+                        "s.scrollLeft = 0; } }", row * ROW_PX)
+
+
+async def _select_row(page, grid, overlay, edit: PlannedEdit, start_row: int, timeout_ms: float,
+                      seen: list[str], max_walk: int) -> bool:
+    """Select the id cell of the row whose id is ``edit.price_id``: scroll the grid so that ``start_row`` (the
+    predicted row) is on top, click the first row shown, read its id and walk the id-sorted grid with the
+    arrow keys to the row. False if the grid did not take a click or key (retry)."""
+    await _idle(page, timeout_ms)
+    await grid.scroll_into_view_if_needed()
+    await _scroll_grid_to_row(grid, start_row)
+    await page.wait_for_timeout(300)  # the canvas redraws after the scroll
+    box = await grid.bounding_box()
+    await page.mouse.click(box["x"] + 40, box["y"] + ROW_PX + ROW_PX // 2)  # first row shown, id column
+    current = await _open_cell(page, overlay, timeout_ms)
+    walked = 0
+    while current is not None and current != edit.price_id and walked < max_walk:
+        seen.append(current)
+        await page.keyboard.press("ArrowDown" if current < edit.price_id else "ArrowUp")
+        previous, current = current, await _open_cell(page, overlay, timeout_ms)
+        walked += 1
+        if current is not None and current != edit.price_id \
+                and (previous < edit.price_id) != (current < edit.price_id):
+            raise RuntimeError(f"the Prices grid has no row {edit.price_id} between {min(previous, current)} "
+                               f"and {max(previous, current)} (is it still sorted by price id?)")
+    return current == edit.price_id
+
+
+def _same(shown: str, expected: object) -> bool:
+    if isinstance(expected, float):
+        try:
+            return abs(float(shown) - expected) <= 1e-9
+        except ValueError:
+            return False
+    return shown == str(expected)
+
+
+async def _type_into_grid(page, edit: PlannedEdit, report: Report, timeout_ms: float, max_walk: int = 40) -> None:
+    """Type the edit's cells (amount, source URL, retrieved at) into the Prices grid row whose id is
+    ``edit.price_id``.
+
+    The row is located by its id, not by a screen position alone (:func:`_select_row`); before typing, each cell is
+    checked to hold the row's old value (or, after a retry, already the new one). A click or key the grid did
+    not take (it re-renders when a script run ends, after every committed cell) is retried, at most 4 times per
+    cell, and counted."""
     from playwright.async_api import expect
 
     grid = page.locator('.st-key-ed_prices [data-testid="stDataFrame"]').first
     overlay = page.locator("input.gdg-input, textarea.gdg-input").first
-    for attempt in range(5):
-        if attempt:
-            report.editor_retries += 1
-            await page.keyboard.press("Escape")
-            await page.wait_for_timeout(1000)
-        await _idle(page, timeout_ms)
-        await grid.scroll_into_view_if_needed()
-        box = await grid.bounding_box()
-        await page.mouse.click(box["x"] + 40, box["y"] + 35 + 35 * row + 17)  # header and rows: 35 px each
-        await page.keyboard.press("Enter")
-        try:
-            await expect(overlay).to_be_visible(timeout=10_000)
-        except AssertionError:
-            continue
-        if await overlay.input_value() != edit.price_id:
-            continue
-        await page.keyboard.press("Escape")
-        await expect(overlay).to_have_count(0, timeout=10_000)
-        for _ in range(5):  # price_id, offer_id, price_type, term_months, upfront_pct -> amount_per_gpu_hour
-            await page.keyboard.press("ArrowRight")
-        await page.keyboard.press("Enter")
-        try:
-            await expect(overlay).to_be_visible(timeout=10_000)
-            current = float(await overlay.input_value())
-        except (AssertionError, ValueError):
-            continue
-        if abs(current - edit.old_amount) > 1e-9:
-            continue
-        await overlay.fill(str(edit.amount))
-        await overlay.press("Enter")
-        await expect(overlay).to_have_count(0, timeout=10_000)
-        return
-    raise RuntimeError(f"the grid did not open the amount cell of row {row} ({edit.price_id}) in 5 attempts")
+    seen: list[str] = []
+    for name, old, new in edit.cells():
+        for attempt in range(5):
+            if attempt:
+                report.editor_retries += 1
+                await page.keyboard.press("Escape")
+                await page.wait_for_timeout(1000)
+            if not await _select_row(page, grid, overlay, edit, edit.grid_row, timeout_ms, seen, max_walk):
+                continue
+            for _ in range(column_offset(name)):
+                await page.keyboard.press("ArrowRight")
+            await page.keyboard.press("Enter")
+            try:
+                await expect(overlay).to_be_visible(timeout=10_000)
+                shown = await overlay.input_value()
+            except AssertionError:
+                continue
+            if _same(shown, new):  # committed by an earlier attempt
+                await page.keyboard.press("Escape")
+                break
+            if not _same(shown, old):
+                await page.keyboard.press("Escape")
+                continue
+            await overlay.fill(str(new))
+            await overlay.press("Enter")
+            await expect(overlay).to_have_count(0, timeout=10_000)
+            break
+        else:
+            raise RuntimeError(f"the Prices grid did not let the editor type {name} of row {edit.price_id} "
+                               f"(predicted at row {edit.grid_row}) in 5 attempts; ids read on the way: "
+                               f"{sorted(set(seen))[:6]}")
 
 
 async def editor_session(page, url: str, report: Report, timeout_ms: float, gap_s: float,
@@ -618,7 +804,7 @@ async def editor_session(page, url: str, report: Report, timeout_ms: float, gap_
             await expect(page.get_by_text(re.compile(r"^Local mode"))).to_be_visible(timeout=timeout_ms)
             await expect(page.locator('.st-key-ed_prices [data-testid="stDataFrame"]').first).to_be_visible(
                 timeout=timeout_ms)
-            await _type_into_grid(page, k - 1, edit, report, timeout_ms)
+            await _type_into_grid(page, edit, report, timeout_ms)
             await page.wait_for_timeout(1000)  # the grid hands its edit state to the widget asynchronously
             message = page.get_by_label("What changed and why (saved in the history)").first
             await message.fill(f"load test: save {k} of {len(report.edits_planned)}, {edit.price_id} -> {edit.amount}")
@@ -715,7 +901,7 @@ def verify_catalog(catalog: Path, report: Report) -> None:
         e = report.edits_planned[k]
         price_id, offer_id, amount = e.price_id, e.offer_id, e.amount
         mine = history[history["offer_id"] == offer_id]
-        current = mine[mine["valid_to"].isna()]
+        current = mine[mine["valid_to"].isna() & (mine["price_type"] == "on-demand")]  # the plan edits on-demand rows
         old = mine[mine["price_id"] == price_id]
         ok = (any(m.startswith(f"load test: save {k + 1} of ") for m in messages)
               and len(current) == 1 and abs(float(current["amount_per_gpu_hour"].iloc[0]) - amount) < 1e-9
@@ -724,7 +910,58 @@ def verify_catalog(catalog: Path, report: Report) -> None:
             report.edits_verified += 1
         else:
             report.lost_edits += 1
-            report.errors.append(f"lost edit: save {k + 1} ({price_id} -> {amount}) is not the current price in the catalog")
+            report.errors.append(f"lost edit: save {k + 1} ({price_id} -> {amount}) is not the current on-demand price "
+                                 f"in the catalog (current: {current['amount_per_gpu_hour'].tolist()}, "
+                                 f"old row closed: {old['valid_to'].notna().tolist()})")
+
+
+# -- the server under test -------------------------------------------------------------------------------------
+
+def start_timed_server(catalog: Path, log_path: Path, timing_log: Path) -> tuple[subprocess.Popen, str]:
+    """`streamlit run app.py` on a free loopback port, through bench/timed_server.py (server-side timing of
+    every script run, written to ``timing_log``); no sign-in configured, local editing switched on (local mode,
+    as `make run LOCAL_EDITING=1`)."""
+    port = free_port()
+    env = {**os.environ, "GPU_ADVISOR_CATALOG": str(catalog), "GPU_ADVISOR_LOCAL_EDITING": "1"}
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "bench" / "timed_server.py"), str(timing_log), "run", str(ROOT / "app.py"),
+             "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
+                return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"streamlit did not become healthy; log:\n{log_path.read_text()}")
+
+
+def read_server_timings(timing_log: Path, report: Report, since: float) -> None:
+    """The server's own timing of every session's script runs (bench/timed_server.py) from ``since`` (unix
+    time the viewers started) on: per page, page loads and input changes."""
+    if not timing_log.exists():
+        report.errors.append("server timing log missing: bench/timed_server.py did not run")
+        return
+    for line in timing_log.read_text().splitlines():
+        record = json.loads(line)
+        if record["t"] < since:
+            continue
+        if record.get("error"):
+            report.server_run_errors += 1
+        target = report.server_inputs if record["kind"] == "input" else report.server_loads
+        target[record["page"]].append(record["seconds"])
+        cpu_target = report.server_input_cpu if record["kind"] == "input" else report.server_load_cpu
+        if not math.isnan(record.get("cpu_seconds", math.nan)):
+            cpu_target[record["page"]].append(record["cpu_seconds"])
+    if report.server_run_errors:
+        report.errors.append(f"server: {report.server_run_errors} script runs ended with a compile error")
+    if any(report.interactions.values()) and not any(report.server_inputs.values()):
+        report.errors.append("server timing recorded no input change although viewers changed inputs")
 
 
 def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
@@ -737,10 +974,11 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
         catalog = work / "catalog.duckdb"
         build_catalog(catalog)
         report.edits_planned, n_providers = plan_edits(catalog, config.edits)
-        log = work / "streamlit.log"
-        proc, url = start_server(catalog, log, local_editing=True)
+        log, timing_log = work / "streamlit.log", work / "server-timing.jsonl"
+        proc, url = start_timed_server(catalog, log, timing_log)
         report.server_pid = proc.pid
-        sampler = RssSampler(proc.pid, report.rss_mb, browser_nice=config.browser_nice)
+        sampler = RssSampler(proc.pid, report.rss_mb, browser_nice=config.browser_nice,
+                             load_average=report.load_average)
         health = HealthProbe(url)
         server_probe = ServerProbe(url, report)
 
@@ -761,13 +999,20 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
         watchdog = threading.Timer(config.deadline_s + 120, hard_stop)
         watchdog.daemon = True
         watchdog.start()
+        threads = (sampler, health, server_probe) if config.probe else (sampler, health)
+        viewers_started, profiler = time.time(), None
         try:
-            threads = (sampler, health, server_probe) if config.probe else (sampler, health)
             for thread in threads:
                 thread.start()
             if config.probe:
                 server_probe.ready.wait(timeout=min(240.0, config.deadline_s / 2))
             budget = max(10.0, config.deadline_s - (time.monotonic() - started) - 10)
+            viewers_started = time.time()
+            if config.profile:
+                profiler = subprocess.Popen(
+                    [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(proc.pid), "--rate", "50",
+                     "--format", "raw", "--nonblocking", "--output", str(config.profile)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
                 asyncio.run(asyncio.wait_for(drive(url, report, n_providers), budget))
             except TimeoutError:
@@ -778,6 +1023,12 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
             for thread in threads:
                 thread.stop_event.set()
             report.server_cpu_s = _cpu_s(proc.pid) or sampler.cpu_s
+            if config.profile and profiler is not None:
+                profiler.send_signal(2)  # SIGINT: py-spy writes its samples and exits
+                try:
+                    profiler.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    profiler.kill()
             proc.terminate()
             try:
                 proc.wait(timeout=15)
@@ -793,6 +1044,7 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
         server_log = log.read_text(errors="replace")
         if "Traceback" in server_log:
             report.errors.append("server log has a Traceback: " + server_log[server_log.index("Traceback"):][:300])
+        read_server_timings(timing_log, report, viewers_started)
         verify_catalog(catalog, report)
     report.wall_s = time.monotonic() - started
     return report
@@ -821,13 +1073,36 @@ def format_report(r: Report) -> str:
     all_loads = [x for v in r.loads.values() for x in v]
     all_acts = [x for v in r.interactions.values() for x in v]
     out.append(_row("all pages", all_loads) + "   " + _row("", all_acts, 0))
-    if r.server_idle or r.server_runs:
-        out += ["", "server side of a page load (a browserless session on the websocket: rerun → script_finished)",
-                f"{'page':<13}{'idle ms':>9}   {'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}  (during the run)"]
-        for name in [p for p in (r.nav_pages or list(PAGES)) if p in r.server_idle or r.server_runs.get(p)]:
-            idle = r.server_idle.get(name)
-            out.append(f"{name or 'home':<13}{'—' if idle is None else f'{1000 * idle:,.0f}':>9}   "
-                       + _row("", r.server_runs.get(name) or [], 0))
+    out += ["", "server side, measured inside the server for every session while the viewers ran (bench/timed_server.py):",
+            "websocket rerun_script received -> script_finished queued; 'idle' = one page run before the viewers came",
+            f"{'':<13}{'':>9}   {'page load (page switch)':^32}   {'input -> result (widget change)':^32}",
+            f"{'page':<13}{'idle ms':>9}   {'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}   "
+            f"{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
+    names = [p for p in (r.nav_pages or list(PAGES)) if p in r.server_idle or r.server_loads.get(p) or r.server_inputs.get(p)]
+
+    def cpu(values: list[float]) -> str:
+        return f"{1000 * _pct(values, 50):>8,.0f}" if values else f"{'—':>8}"
+
+    out[-2] += f"   {'CPU p50 ms':>10}"
+    out[-1] += f"   {'load':>5}{'input':>7}"
+    for name in names:
+        idle = r.server_idle.get(name)
+        out.append(f"{name or 'home':<13}{'—' if idle is None else f'{1000 * idle:,.0f}':>9}   "
+                   + _row("", r.server_loads.get(name) or [], 0) + "   " + _row("", r.server_inputs.get(name) or [], 0)
+                   + "   " + cpu(r.server_load_cpu.get(name) or [])[3:] + cpu(r.server_input_cpu.get(name) or [])[1:])
+    server_inputs = [x for v in r.server_inputs.values() for x in v]
+    out.append(f"{'all pages':<13}{'':>9}   " + _row("", [x for v in r.server_loads.values() for x in v], 0)
+               + "   " + _row("", server_inputs, 0)
+               + "   " + cpu([x for v in r.server_load_cpu.values() for x in v])[3:]
+               + cpu([x for v in r.server_input_cpu.values() for x in v])[1:])
+    if server_inputs:
+        p95 = _pct(server_inputs, 95)
+        out.append(f"server input -> result p95 {1000 * p95:,.0f} ms: {'meets' if p95 <= 1.0 else 'misses'} the "
+                   f"<= 1,000 ms target; script runs that ended in an error: {r.server_run_errors}")
+    if r.load_average:
+        out.append(f"machine load average (1 min) during the run: median {_pct(r.load_average, 50):.1f}, max "
+                   f"{max(r.load_average):.1f} on {os.cpu_count()} cores (this run's server and browsers included; "
+                   "a wall time above the CPU time is waiting for the GIL or a core)")
     out += ["", f"{'other':<48}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
     out.append(_row('editor save (click → "Saved change set #n")', r.saves, 48))
     out.append(_row("final check (open Providers, filter → edits)", r.final_checks, 48))
@@ -871,11 +1146,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="nice level of Chromium (0: same priority as the server)")
     parser.add_argument("--no-probe", action="store_true", help="no browserless websocket session (server-side times)")
     parser.add_argument("--artifacts", type=Path, help="save a screenshot of every failed step in this folder")
+    parser.add_argument("--profile", type=Path, help="py-spy samples of the server while the viewers run (raw "
+                        "format; summarise with bench/profile_summary.py)")
     args = parser.parse_args(argv)
     config = LoadConfig(viewers=args.viewers, edits=args.edits, deadline_s=args.deadline_s, rounds=args.rounds,
                         max_rounds=max(args.rounds, args.max_rounds), edit_gap_s=args.edit_gap_s, ramp_s=args.ramp_s,
                         step_timeout_s=args.step_timeout_s, verbose=args.verbose,
-                        artifacts=args.artifacts,
+                        artifacts=args.artifacts, profile=args.profile,
                         browser_nice=args.browser_nice, hard_exit=True, probe=not args.no_probe,
                         pages=None if args.pages is None else tuple("" if p in ("home", "/") else p.strip("/")
                                                                     for p in args.pages))

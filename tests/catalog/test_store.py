@@ -36,12 +36,26 @@ def test_round_trip_keeps_every_seed_row(store):
 
 
 def test_usd_prices_are_converted_and_eur_prices_are_not(store):
+    """Every offer's on-demand EUR figure equals its cheapest current public on-demand price, divided by the
+    rate if it is in USD and unchanged if it is in EUR (offers priced in one currency only)."""
     df = offers(store).set_index("offer_id")
     prices = store.table("prices")
-    usd = prices[(prices.currency == "USD") & (prices.price_type == "on-demand")].iloc[0]
-    eur = prices[(prices.currency == "EUR") & (prices.price_type == "on-demand")].iloc[0]
-    assert df.loc[usd.offer_id, "on_demand_eur_per_gpu_hour"] <= usd.amount_per_gpu_hour / FX + 1e-9
-    assert df.loc[eur.offer_id, "on_demand_eur_per_gpu_hour"] <= eur.amount_per_gpu_hour + 1e-9
+    od = prices[(prices.price_type == "on-demand") & prices.valid_to.isna() & ~prices.is_private.astype(bool)]
+    one_currency = od.groupby("offer_id").currency.nunique() == 1
+    od = od[od.offer_id.map(one_currency)]
+    checked = set()
+    for currency, to_eur in (("USD", 1 / FX), ("EUR", 1.0)):
+        mine = od[od.currency == currency]
+        assert len(mine) > 0, f"the seed has no {currency} on-demand price to check"
+        expected = mine.groupby("offer_id").amount_per_gpu_hour.min() * to_eur
+        got = df.loc[expected.index, "on_demand_eur_per_gpu_hour"]
+        pd.testing.assert_series_equal(got, expected, check_names=False, rtol=1e-12, atol=0)
+        checked |= set(expected.index)
+    assert checked == set(od.offer_id)
+    # one by hand: a single USD price
+    single = od[od.currency == "USD"].groupby("offer_id").filter(lambda g: len(g) == 1).iloc[0]
+    assert df.loc[single.offer_id, "on_demand_eur_per_gpu_hour"] == pytest.approx(
+        single.amount_per_gpu_hour / 1.0411, rel=1e-12)
 
 
 def test_reserved_price_never_shows_as_on_demand(store):

@@ -220,7 +220,13 @@ class TestCriticalChanges:
         # top = A1 (0.65 vs 0.35); criterion 0: (0.35 - 0.65)/(1 - 0) = -0.30 -> raise W_0 by 0.30.
         cc = critical_weight_changes(a, w)
         assert cc.percent[0, 0] == pytest.approx(-0.30 * 100 / 0.35)
-        assert abs(-0.05 * 100 / 0.30) == pytest.approx(16.67, abs=0.005)
+        # T&S's example through the engine: W = (0.30, 0.70); A1 = (0, 1) scores 0.70, A2 = (1, 0.5) scores
+        # 0.30 + 0.35 = 0.65. Raising W1 by 0.05 (to 0.35) ties them: delta = (0.70 - 0.65)/(0 - 1) = -0.05,
+        # a change of 0.05 / 0.30 = 16.67 % of W1.
+        ts = critical_weight_changes(np.array([[0.0, 1.0], [1.0, 0.5]]), np.array([0.30, 0.70]))
+        assert ts.top == 0 and ts.feasible[1, 0]
+        assert ts.delta[1, 0] == pytest.approx(-0.05)
+        assert ts.percent[1, 0] == pytest.approx(-16.67, abs=0.005)
 
     @pytest.mark.parametrize("seed", range(4))
     def test_ts_thresholds_map_onto_the_interval_ends(self, seed):

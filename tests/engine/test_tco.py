@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from engine.tco import (
+    COMPARE_PARAMS,
     HOURS_PER_MONTH,
     LAYERS,
     Option,
@@ -687,12 +688,28 @@ class TestTornado:
             tornado(pct=1.5)
 
 
-def test_kernels_accept_every_input_field_and_return_finite_owned_costs():
+#: Inputs of renting only: the owned total must not depend on them.
+RENT_ONLY = {"price_on_demand_eur_per_gpu_hour", "rental_price_decline_fraction_per_year",
+             "price_reserved_eur_per_gpu_hour", "reserved_term_months"}
+
+
+def test_kernels_accept_every_input_field_agree_on_the_owned_total_and_use_each_owned_input():
+    """Every TcoInputs field goes into every kernel; the kernels agree with each other (cost per useful
+    GPU-hour x useful GPU-hours = horizon total per GPU; the month-by-month curve of the cluster ends at it
+    times the GPU count); each owned input moves the owned total and no renting input does."""
     params = TcoInputs().as_arrays()
-    assert math.isfinite(float(cost_per_useful_gpu_hour_eur("owned", **params)))
-    assert cumulative_cost_eur("owned", **params).shape == (60,)
-    assert np.all(np.isfinite(cumulative_cost_eur("owned", **params)))
-    assert np.all(np.isnan(cumulative_cost_eur("reserved", **params)))
+    total = float(horizon_cost_eur_per_gpu("owned", **params))
+    useful = float(useful_gpu_hours_per_gpu(params["utilisation_fraction"], params["horizon_months"]))
+    assert float(cost_per_useful_gpu_hour_eur("owned", **params)) * useful == pytest.approx(total, rel=1e-12)
+    curve = cumulative_cost_eur("owned", **params)
+    assert curve.shape == (int(params["horizon_months"]),)
+    assert curve[-1] == pytest.approx(total * float(params["cluster_gpus"]), rel=1e-12)  # the curve is per cluster
+    assert np.all(np.isnan(cumulative_cost_eur("reserved", **params)))  # no committed price by default
+    for name in COMPARE_PARAMS:
+        value = float(params[name]) if not np.isnan(params[name]) else 1.0
+        moved = dict(params, **{name: np.asarray(value * 1.1 if value else 1.0)})
+        changed = float(horizon_cost_eur_per_gpu("owned", **moved)) != total
+        assert changed is (name not in RENT_ONLY), name
 
 
 def test_tco_and_workload_share_one_power_model():
