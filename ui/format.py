@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import numpy as np
 import pandas as pd
@@ -40,3 +41,15 @@ def age_days(as_of_date: pd.Series, today: dt.date | None = None) -> pd.Series:
 
 def age_label(days: pd.Series, stale_after_days: int = 180) -> pd.Series:
     return days.map(lambda d: "—" if pd.isna(d) else (f"⚠ stale · {int(d)} d" if d > stale_after_days else f"{int(d)} d"))
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def plain(text: object) -> str:
+    """User text (a name, a link parameter, a catalog note) made safe to place inside Markdown: every ASCII
+    punctuation character is backslash-escaped (CommonMark: any ASCII punctuation may be escaped), so images,
+    links, HTML, emphasis, Streamlit colour/icon directives (``:red[..]``, ``:material/..:``) and LaTeX (``$``)
+    all show as the characters typed; line breaks become spaces so a name cannot start a new block."""
+    one_line = " ".join(str(text).split())
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", one_line)

@@ -3,6 +3,7 @@ restart, and exports that read back."""
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -96,10 +97,11 @@ def test_saved_scenario_survives_a_restart_with_identical_results(catalog_path):
 
     scenario = Scenario(tco=TcoSection(inputs=TcoInputs(utilisation_fraction=0.55)))
     with CatalogStore(catalog_path) as store:
-        sid = store.save_scenario("baseline", to_json(scenario), scenario.version, client="ACME")
+        token = store.create_workspace("ACME")
+        sid = store.save_scenario("baseline", to_json(scenario), scenario.version, workspace=token, client="ACME")
         before = key_results(scenario)
     with CatalogStore(catalog_path) as store:  # a new process would open the file afresh like this
-        loaded = from_json(store.scenario_json(sid))
+        loaded = from_json(store.scenario_json(sid, token))
     assert loaded == scenario
     after = key_results(loaded)
     assert before.keys() == after.keys()
@@ -112,14 +114,24 @@ def test_excel_workbook_reads_back(store):
 
     from ui.exports import excel_workbook
 
-    data = excel_workbook(store, Scenario())
+    data = excel_workbook(store, Scenario(), client="ACME Bank", scenario_name="Baseline")
     wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
-    assert {"Summary", "TCO inputs", "TCO results", "Workload results", "Catalog rows used"} <= set(wb.sheetnames)
+    assert {"Summary", "TCO inputs", "TCO results", "Workload results", "Scoring ranking", "Scoring stability",
+            "Placement plan", "Catalog rows used"} <= set(wb.sheetnames)
+    summary = {r[0]: r[1] for r in wb["Summary"].iter_rows(values_only=True)}
+    assert summary["Client"] == "ACME Bank" and summary["Scenario"] == "Baseline"
+    assert summary["Owning pays back in"].startswith("month ") and "." not in summary["Owning pays back in"]
     tco_inputs = list(wb["TCO inputs"].iter_rows(values_only=True))
-    assert tco_inputs[0][:3] == ("input", "value", "unit")
-    assert ("Sustained utilisation (0-1)", 0.6) in [r[:2] for r in tco_inputs]  # the brief's default
+    assert tco_inputs[0] == ("Input", "Value", "Unit", "Source")
+    assert ("Sustained utilisation", Scenario().tco.inputs.utilisation_fraction, "fraction (0-1)") in [r[:3] for r in tco_inputs]
     catalog_rows = list(wb["Catalog rows used"].iter_rows(values_only=True))
-    assert "source_url" in catalog_rows[0] and len(catalog_rows) > 100
+    assert "Source" in catalog_rows[0] and "On-demand price (EUR/GPU-h)" in catalog_rows[0] and len(catalog_rows) > 100
+    raw = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+    for sheet in wb.sheetnames:
+        if sheet == "Scenario JSON":
+            continue
+        header = next(wb[sheet].iter_rows(values_only=True))
+        assert not [h for h in header if isinstance(h, str) and raw.match(h)], (sheet, header)
 
 
 @pytest.mark.e2e
