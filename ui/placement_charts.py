@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from engine.money import from_eur
 from engine.placement import PlacementPlan
-from ui.charts import PRICE_COLOURS, style
+from ui.charts import PRICE_COLOURS, fs, style
 from ui.format import SYMBOL
 from ui.scenario import DisplaySettings
 
@@ -53,7 +53,7 @@ def demand_week(plan: PlacementPlan, demand_gpus: np.ndarray) -> go.Figure:
                                  hovertemplate="committed: %{y:.0f} GPUs<extra></extra>"))
     fig.update_xaxes(tickformat="%a %H:%M", dtick=12 * 3600 * 1000, title=None)
     fig.update_yaxes(title="GPUs in use", rangemode="tozero")
-    fig.update_layout(hovermode="x unified", legend=dict(font=dict(size=13), traceorder="normal"))
+    fig.update_layout(hovermode="x unified", legend=dict(font=dict(size=fs(13)), traceorder="normal"))
     return style(fig, height=500, title="Demand in a typical week: committed GPUs and burst")
 
 

@@ -13,9 +13,17 @@ PRESENTATION_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
-[data-testid="stMetricValue"] { font-size: 3.2rem !important; }
+/* key numbers: the largest text on the screen after the page title, their labels smaller */
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] div { font-size: 3.4rem !important; line-height: 1.15 !important; }
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] p { font-size: 1.05rem !important; }
+[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div { font-size: 1.2rem !important; }
 [data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-left: 2rem; padding-right: 2rem; }
+/* the page links in full: a wider sidebar and wrapping instead of an ellipsis */
+section[data-testid="stSidebar"] { width: 25rem !important; min-width: 25rem !important; }
+[data-testid="stSidebarNav"] a, [data-testid="stSidebarNav"] span { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; height: auto !important; }
 </style>"""
+PRESENT_PARAM = "present"
 
 
 def _store_display() -> None:
@@ -41,7 +49,10 @@ def draw_sidebar() -> DisplaySettings:
         )
         if abs(st.session_state["_usd_per_eur"] - DEFAULT_USD_PER_EUR) < 1e-12:
             st.caption(f"ECB reference rate of {DEFAULT_FX_AS_OF}: set today's rate for current figures.")
-        presenting = st.toggle("Presentation mode", key="_presentation", help="Larger type for a projector.")
+        if st.query_params.get(PRESENT_PARAM) == "1" and "_presentation" not in st.session_state:
+            st.session_state["_presentation"] = True  # ?present=1 opens a page ready for the projector
+        presenting = st.toggle("Presentation mode", key="_presentation",
+                               help="Larger type and chart text (at least 18 px) for a projector.")
     if presenting:
         st.html(PRESENTATION_CSS)
     return get_scenario().display

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.charts import EU_COLOURS, MISSING, PRICE_COLOURS, style
+from ui.charts import EU_COLOURS, MISSING, PRICE_COLOURS, fs, style
 from ui.format import SYMBOL
 from ui.scenario import DisplaySettings
 
@@ -133,5 +133,5 @@ def batching_tradeoff(sweep: pd.DataFrame, current_batch: int, latency_target_s:
     fig.update_layout(margin=dict(b=60 if len(missing) else 10), bargap=0.25)
     if not len(fits):
         fig.add_annotation(text="The model does not fit on this offer at any batch size", showarrow=False,
-                           font=dict(color=MISSING, size=16))
+                           font=dict(color=MISSING, size=fs(16)))
     return fig
