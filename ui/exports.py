@@ -300,12 +300,21 @@ def _md(text: str) -> str:
     return text.replace("\n\n", "<br>").replace("\n- ", "<br>• ").replace("\n", " ")
 
 
+def _link(url: str) -> str:
+    """A source URL as a short clickable text (host and the start of the path; the full URL is the target)."""
+    short = re.sub(r"^https?://(www\.)?", "", url)
+    short = short if len(short) <= 48 else short[:45] + "…"
+    return f"<a href='{html.escape(url, quote=True)}'>{html.escape(short)}</a>"
+
+
 def _table(frame: pd.DataFrame) -> str:
     def cell(v) -> str:
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return "—"
         if isinstance(v, float):
             return f"{v:,.2f}"
+        if isinstance(v, str) and re.fullmatch(r"https?://\S+", v):
+            return _link(v)
         return html.escape(str(v))
 
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
@@ -424,11 +433,11 @@ def report_html(store: CatalogStore, scenario: Scenario, client: str = "", scena
     parts = [
         "<html><head><meta charset='utf-8'><title>GPU Cloud Advisor report</title><style>",
         "@page{size:A4;margin:14mm} body{font-family:Inter,'Segoe UI',Helvetica,Arial,sans-serif;margin:0;"
-        "color:#1f2933;font-size:12px} h1{font-size:24px;margin:0 0 4px} h2{font-size:19px;margin-top:22px;"
+        "color:#1f2933;font-size:13px} h1{font-size:24px;margin:0 0 4px} h2{font-size:19px;margin-top:22px;"
         "border-bottom:2px solid #4f46e5;padding-bottom:3px;page-break-after:avoid} h3{font-size:14px;"
-        "page-break-after:avoid} table{border-collapse:collapse;font-size:10px;width:100%;margin:6px 0}"
+        "page-break-after:avoid} table{border-collapse:collapse;font-size:12px;width:100%;margin:6px 0}"
         "td,th{border:1px solid #d1d5db;padding:2px 5px;text-align:left;vertical-align:top;overflow-wrap:anywhere}"
-        "th{background:#f3f4f6} .chart{page-break-inside:avoid;margin:8px 0} .head td{font-size:13px;border:none;"
+        "th{background:#f3f4f6} a{color:#1d4ed8;text-decoration:none} .chart{page-break-inside:avoid;margin:8px 0} .head td{font-size:13px;border:none;"
         "padding:1px 8px 1px 0} .head th{font-size:13px;border:none;background:none;padding:1px 12px 1px 0}",
         "</style></head><body>",
         f"<h1>GPU Cloud Advisor report{': ' + html.escape(client) if client else ''}</h1>",

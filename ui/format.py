@@ -44,12 +44,17 @@ def age_label(days: pd.Series, stale_after_days: int = 180) -> pd.Series:
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+#: Where GitHub-flavoured Markdown turns bare text into a link (http://, www., e-mail addresses): that step runs on
+#: the text after escapes are resolved, so a word joiner (U+2060, invisible) is put inside the trigger instead.
+_AUTOLINK = re.compile(r"(?i)(?<=https)(?=:)|(?<=http)(?=:)|(?<=www)(?=\.)|(?=@)")
+WORD_JOINER = "\u2060"
 
 
 def plain(text: object) -> str:
     """User text (a name, a link parameter, a catalog note) made safe to place inside Markdown: every ASCII
     punctuation character is backslash-escaped (CommonMark: any ASCII punctuation may be escaped), so images,
     links, HTML, emphasis, Streamlit colour/icon directives (``:red[..]``, ``:material/..:``) and LaTeX (``$``)
-    all show as the characters typed; line breaks become spaces so a name cannot start a new block."""
+    all show as the characters typed; bare URLs and e-mail addresses are kept from becoming links by an invisible
+    word joiner; line breaks become spaces so a name cannot start a new block."""
     one_line = " ".join(str(text).split())
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", one_line)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, one_line))

@@ -257,6 +257,10 @@ VALUE_WORDS = {
     "reserved_3y": "3-year commitment", "reserved-1y": "1-year commitment", "reserved-3y": "3-year commitment",
 }
 
+#: Words for the values of one name, where they differ from VALUE_WORDS.
+NAMED_WORDS = {"tco_cheapest_option": {"owned": "owning", "on_demand": "renting on demand",
+                                       "reserved": "renting reserved capacity"}}
+
 #: Unit suffixes of field names, longest first: (suffix, label unit, kind).
 _SUFFIXES = [
     ("_eur_per_useful_gpu_hour", "EUR/GPU-h", "money"), ("_eur_per_gpu_hour", "EUR/GPU-h", "money"),
@@ -341,7 +345,7 @@ def fmt(name: str, value: object, currency: str = "EUR", usd_per_eur: float = 1.
     if isinstance(value, bool) or entry.kind == "bool":
         return "yes" if value else "no"
     if isinstance(value, str) or entry.kind == "text":
-        return VALUE_WORDS.get(str(value), str(value))
+        return NAMED_WORDS.get(str(name), {}).get(str(value)) or VALUE_WORDS.get(str(value), str(value))
     value = float(value)
     if not math.isfinite(value):
         return entry.none

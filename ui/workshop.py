@@ -171,6 +171,11 @@ def apply_link_from_url() -> str | None:
     if ws and ws != st.session_state.get(WORKSPACE_KEY):
         st.session_state[WORKSPACE_KEY] = ws  # checked against the store where it is used (Workshop page)
     code = st.query_params.get(LINK_PARAM)
+    if not code and _history_navigation() and st.session_state.get("_applied_link") and not st.query_params.get(JOIN_PARAM):
+        # Back (or forward) to an address without ?s=: that entry showed the default scenario.
+        st.session_state["_applied_link"] = None
+        apply_scenario(Scenario())
+        return None
     if not code or st.session_state.get("_applied_link") == code:
         return None
     st.session_state["_applied_link"] = code
@@ -179,6 +184,14 @@ def apply_link_from_url() -> str | None:
     except ScenarioFormatError as exc:
         return str(exc)
     return None
+
+
+def _history_navigation() -> bool:
+    """True on a rerun caused by the browser's back or forward button."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(getattr(ctx, "is_history_navigation", False))
 
 
 def sync_url() -> None:
