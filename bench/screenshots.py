@@ -51,7 +51,8 @@ def _visible_text(page) -> str:
     """The page's text including chart SVG text (innerText skips SVG)."""
     return page.evaluate("""() => {
         const hide = document.createElement('style');  // Material icons are ligature words (edit_note): not text
-        hide.textContent = '[data-testid="stIconMaterial"], .material-symbols-rounded { display: none !important; }';
+        hide.textContent = '[data-testid="stIconMaterial"], [data-testid$="Icon"], span[translate="no"][aria-hidden="true"] '
+            + '{ display: none !important; }';
         document.head.appendChild(hide);
         const main = document.querySelector('[data-testid="stMain"]') || document.body;
         const side = document.querySelector('[data-testid="stSidebar"]');

@@ -85,7 +85,10 @@ def style(fig: go.Figure, *, height: int = 420, title: str | None = None) -> go.
         for axis in (fig.layout.xaxis, fig.layout.yaxis):
             if axis.title.text:
                 axis.title.text = wrap(axis.title.text, 34)
-        fig.update_layout(font_size=20, hoverlabel_font_size=18)
+        # Explicit sizes: Streamlit's chart theme sets its own (smaller) tick and legend fonts otherwise.
+        fig.update_layout(font_size=20, hoverlabel_font_size=18, legend_font_size=PROJECTOR_MIN_FONT)
+        fig.update_xaxes(tickfont_size=PROJECTOR_MIN_FONT, title_font_size=20)
+        fig.update_yaxes(tickfont_size=PROJECTOR_MIN_FONT, title_font_size=20)
         for annotation in fig.layout.annotations:
             if annotation.font.size is None or annotation.font.size < PROJECTOR_MIN_FONT:
                 annotation.font.size = PROJECTOR_MIN_FONT

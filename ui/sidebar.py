@@ -14,14 +14,18 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
 /* key numbers: the largest text on the screen after the page title, their labels smaller */
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] div { font-size: 3.4rem !important; line-height: 1.15 !important; }
-[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] p { font-size: 1.05rem !important; }
-[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div { font-size: 1.2rem !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] div, [data-testid="stMetricValue"] p {
+  font-size: 3.4rem !important; line-height: 1.15 !important; height: auto !important; }
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p {
+  font-size: 1.05rem !important; white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; height: auto !important; }
+[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
+  font-size: 1.2rem !important; }
 [data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-left: 2rem; padding-right: 2rem; }
 /* the page links in full: a wider sidebar and wrapping instead of an ellipsis */
 section[data-testid="stSidebar"] { width: 25rem !important; min-width: 25rem !important; }
-[data-testid="stSidebarNav"] a, [data-testid="stSidebarNav"] span { white-space: normal !important;
-  overflow: visible !important; text-overflow: clip !important; height: auto !important; }
+[data-testid="stSidebarNav"] a, [data-testid="stSidebarNav"] a * { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; height: auto !important; max-width: none !important; }
 </style>"""
 PRESENT_PARAM = "present"
 
