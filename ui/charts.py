@@ -71,20 +71,30 @@ def wrap(text: str, width: int) -> str:
 
 def style(fig: go.Figure, *, height: int = 420, title: str | None = None) -> go.Figure:
     big = presenting()
+    # On a projector a long title is wrapped onto two lines (a half-width column holds about 36 characters at
+    # 24 px); it is placed from the top of the figure ("container") so that both lines stay inside it.
+    lines = 1
     if big and title:
-        title = wrap(title, 38)  # 26 px type in a half-width column: long titles were cut off
-    lines = title.count("<br>") + 1 if title else 0
+        title = wrap(title, 36)
+        lines = title.count("<br>") + 1
+    # Projector: room for the legend at the foot (about one 26 px line per entry in a half-width column).
+    entries = sum(1 for t in fig.data if t.showlegend is not False and t.name) if big else 0
     fig.update_layout(
-        height=int(height * 1.15) + 32 * (lines - 1) if big else height,
-        title=dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top", font=dict(size=26 if big else 19))
-        if title else None,
-        margin=dict(l=10, r=10, t=(110 + 32 * (lines - 1) if big else 90) if title else 30, b=10),
-        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
+        height=int(height * 1.15) + 30 * (lines - 1) + 26 * entries if big else height,
+        # plotly centres extra title lines on the anchor: pad by half a line each so the first stays inside
+        title=dict(text=title, x=0, xanchor="left", y=1, yref="container", yanchor="top", pad=dict(t=12 + 16 * (lines - 1)),
+                   font=dict(size=24)) if big and title else
+        dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top", font=dict(size=19)) if title else None,
+        margin=dict(l=10, r=10, t=(60 + 46 * lines if big else 90) if title else 30, b=10),
+        # Projector: the legend at the foot of the figure (plotly grows the bottom margin to hold it), where larger
+        # type can run over neither the title nor the plot; otherwise one line above the plot.
+        legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, xanchor="left", x=0) if big else
+        dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
     )
     if big:
         for axis in (fig.layout.xaxis, fig.layout.yaxis):
             if axis.title.text:
-                axis.title.text = wrap(axis.title.text, 34)
+                axis.title.text = wrap(axis.title.text, 26)
         # Explicit sizes: Streamlit's chart theme sets its own (smaller) tick and legend fonts otherwise.
         fig.update_layout(font_size=20, hoverlabel_font_size=18, legend_font_size=PROJECTOR_MIN_FONT)
         fig.update_xaxes(tickfont_size=PROJECTOR_MIN_FONT, title_font_size=20)

@@ -63,7 +63,7 @@ LABELS: dict[str, Label] = {
     "depreciation_years": Label("Depreciation life", "years", decimals=1),
     "cost_of_capital_fraction_per_year": _f("Cost of capital", "%/year"),
     "residual_value_fraction": _f("Resale value at end of life (share of capex)"),
-    "power_at_load_kw_per_gpu": Label("Power per GPU at full load, at the wall", "kW", decimals=3),
+    "power_at_load_kw_per_gpu": Label("Power per GPU at the wall", "kW", decimals=3),
     "idle_power_fraction": _f("Idle power (share of full load)"),
     "pue": Label("PUE (facility overhead)", "", decimals=2),
     "electricity_eur_per_kwh": _m("Electricity", "kWh", 4),

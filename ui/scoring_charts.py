@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from engine.scoring import CRITERIA, MonteCarloResult, ScoringResult
-from ui.charts import MISSING, fs, presenting, style  # noqa: F401 (presenting: used by ui.scoring_view)
+from ui.charts import MISSING, presenting, style
 
 #: 15 distinguishable colours, one per criterion in CRITERIA order (price first, in the app's blue).
 CRITERION_COLOURS = dict(zip([c.name for c in CRITERIA], [
@@ -83,8 +83,9 @@ def contributions(result: ScoringResult, positions: np.ndarray, labels: list[str
     n_legend = len(fig.data) - 1
     fig = style(fig, height=200 + 58 * len(labels) + 24 * ((n_legend + 1) // 2),
                 title="Why #1 wins: each criterion's part of the score")
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.16 if fs(13) == 13 else -0.3, x=0,
-                                  xanchor="left", font=dict(size=fs(13)), traceorder="normal"))
+    if not presenting():  # the projector keeps style()'s legend at the right
+        fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.16, x=0, xanchor="left",
+                                      font=dict(size=13), traceorder="normal"))
     return fig
 
 
@@ -107,6 +108,8 @@ def radar(result: ScoringResult, positions: np.ndarray, labels: list[str]) -> go
                                  angularaxis=dict(tickfont=dict(size=13))))
     fig = style(fig, height=520, title="Top 3 on the criteria that separate them (1 = best)")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.06, x=0), margin=dict(l=100, r=100, b=10))
+    if presenting():  # style()'s legend at the foot of the figure
+        fig.update_layout(height=680, legend=dict(yref="container", y=0, yanchor="bottom"))
     return fig
 
 

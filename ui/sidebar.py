@@ -14,8 +14,10 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
 /* key numbers: the largest text on the screen after the page title, their labels smaller */
+[data-testid="stMetric"] { container-type: inline-size; }  /* the value's size follows its own column */
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] div, [data-testid="stMetricValue"] p {
-  font-size: 3.4rem !important; line-height: 1.15 !important; height: auto !important; }
+  font-size: clamp(1.7rem, 17cqw, 3.4rem) !important; line-height: 1.15 !important; height: auto !important;
+  overflow: visible !important; text-overflow: clip !important; }
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p {
   font-size: 1.05rem !important; white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; height: auto !important; }
