@@ -277,6 +277,11 @@ def excel_workbook(store: CatalogStore, scenario: Scenario, client: str = "", sc
     buf = io.BytesIO()
     with pd.ExcelWriter(buf, engine="openpyxl") as writer:
         for name, frame in sheets.items():
+            if name != "Scenario JSON":  # field names inside notes and sources read as their labels
+                frame = frame.copy()
+                for col in frame.columns:
+                    if frame[col].dtype == object or pd.api.types.is_string_dtype(frame[col]):
+                        frame[col] = frame[col].map(lambda v: labels.in_words(v) if isinstance(v, str) else v)
             out = neutralise_frame(frame)
             for col in out.columns:
                 if str(out[col].dtype).startswith("datetime64") and getattr(out[col].dt, "tz", None) is not None:
@@ -315,7 +320,7 @@ def _table(frame: pd.DataFrame) -> str:
             return f"{v:,.2f}"
         if isinstance(v, str) and re.fullmatch(r"https?://\S+", v):
             return _link(v)
-        return html.escape(str(v))
+        return html.escape(labels.in_words(str(v)))
 
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>"

@@ -54,7 +54,14 @@ LABELS: dict[str, Label] = {
     "horizon_months": Label("Horizon", "months", "int"),
     "price_on_demand_eur_per_gpu_hour": _m("On-demand price", "GPU-h"),
     "reserved_discount_fraction": _f("Reserved discount vs on-demand"),
-    "reserved_term_months": Label("Reserved minimum term", "months", "int"),
+    "reserved_term_months": Label("Reserved minimum term", "months", "int", none="no committed price"),
+    "price_reserved_eur_per_gpu_hour": _m("Committed (reserved) price", "GPU-h", none="no committed price"),
+    "reserved_origin": Label("Committed price from", kind="text", none="no committed price"),
+    "reserved_price_id": Label("Committed price (catalog price id)", kind="text", none="none"),
+    "quote_price_eur_per_gpu_hour": _m("Your quoted committed price", "GPU-h", none="no quote"),
+    "quote_term_months": Label("Term of your quote", "months", "int", none="no quote"),
+    "gpu_class": Label("GPU class", kind="text"),
+    "model_params_billion": Label("Model size", "billion parameters", decimals=0, none="not set"),
     "rental_price_decline_fraction_per_year": _f("Rental price decline", "%/year"),
     "server_capex_eur_per_gpu": _m("Server share per GPU", "GPU", 0),
     "networking_capex_eur_per_gpu": _m("Networking share per GPU", "GPU", 0),
@@ -232,11 +239,15 @@ LABELS: dict[str, Label] = {
     "normalisation_is_set_dependent": Label("Normalisation depends on the offers ranked", kind="bool"),
     # -- key results of a scenario (ui.workshop.key_results) ---------------------------------------------
     "tco_break_even_utilisation_fraction": _f("Break-even utilisation, own vs rent on demand"),
+    "tco_total_on_demand_eur": _m("Rent on demand: total over the horizon", "", 0),
+    "tco_total_reserved_eur": _m("Rent reserved: total over the horizon", "", 0),
+    "tco_total_owned_eur": _m("Own: total over the horizon (resale value credited)", "", 0),
     "tco_owned_eur_per_useful_gpu_hour": _m("Own: cost per useful GPU-hour", "GPU-h"),
     "tco_on_demand_eur_per_useful_gpu_hour": _m("Rent on demand: cost per useful GPU-hour", "GPU-h"),
     "tco_reserved_eur_per_useful_gpu_hour": _m("Rent reserved: cost per useful GPU-hour", "GPU-h"),
     "tco_cheapest_option": Label("Cheapest way to get a GPU-hour", kind="text"),
-    "tco_payback_month": Label("Owning pays back in", "", "month", none="not within the horizon"),
+    "tco_payback_month": Label("Owning cheaper than on demand if you stop after", "", "month",
+                               none="not within the horizon"),
     "workload_cheapest_offer": Label("Workload: cheapest offer", kind="text", none="no offer priced"),
     "workload_cost_eur_per_job": _m("Workload: cost of the job", "job", 0),
     "workload_time_hours": Label("Workload: time of the job", "h", decimals=1),
@@ -250,6 +261,7 @@ LABELS: dict[str, Label] = {
 
 #: Values of text settings shown as words.
 VALUE_WORDS = {
+    "offer": "the offer's own committed price", "quote": "your quote",
     "on_demand": "rent on demand", "reserved": "rent reserved", "owned": "own",
     "weighted_sum": "weighted sum", "topsis": "TOPSIS", "worst": "scored as the worst observed value",
     "exclude": "left out", "assume_default": "assume a default fabric", "training": "training",
@@ -393,3 +405,19 @@ def _criterion(name: str) -> str:
     from engine.scoring import CRITERIA
 
     return next((c.label for c in CRITERIA if c.name == name), label(name))
+
+
+_NAMES_IN_TEXT: re.Pattern | None = None
+
+
+def in_words(text: str) -> str:
+    """Free text (a source note, a reason) with every field name of the registry replaced by its label, e.g.
+    "see capacity_gpus" -> "see Venue capacity". Other snake_case words (dataset codes) are left alone."""
+    global _NAMES_IN_TEXT
+    if _NAMES_IN_TEXT is None:
+        names = sorted((n for n in LABELS if "_" in n), key=len, reverse=True)
+        _NAMES_IN_TEXT = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    parts = re.split(r"(https?://\S+)", text)  # URLs stay as they are
+    return "".join(part if i % 2 else _NAMES_IN_TEXT.sub(
+        lambda m: LABELS[m.group(1)].text if m.start() == 0 and i == 0 else LABELS[m.group(1)].text.lower(), part)
+        for i, part in enumerate(parts))

@@ -11,8 +11,9 @@ import plotly.graph_objects as go
 
 from engine.money import from_eur
 from engine.tco import LAYERS, Pair, TcoResult, TornadoResult
-from ui.charts import style
+from ui.charts import fs, style
 from ui.format import SYMBOL
+from ui.labels import label
 from ui.scenario import DisplaySettings
 
 OPTION_COLOURS = {"on_demand": "#2563eb", "reserved": "#10b981", "owned": "#7c3aed"}
@@ -98,7 +99,7 @@ def totals(result: TcoResult, display: DisplaySettings) -> go.Figure:
                              hovertemplate=f"Own, net of resale: {sym}%{{x:,.0f}}<extra></extra>"))
     fig.update_xaxes(title=f"Total over {_span(result)}, {result.inputs.cluster_gpus} GPUs ({sym})", tickprefix=sym)
     fig = style(fig, height=470, title=f"What each option costs over {_span(result)}")
-    fig.update_layout(barmode="relative", legend=dict(orientation="h", y=-0.28, yanchor="top", x=0, font=dict(size=12),
+    fig.update_layout(barmode="relative", legend=dict(orientation="h", y=-0.28, yanchor="top", x=0, font=dict(size=fs(12)),
                                                           entrywidth=0.5, entrywidthmode="fraction"),
                       margin=dict(b=120))
     return fig
@@ -118,7 +119,7 @@ def cumulative(result: TcoResult, display: DisplaySettings) -> go.Figure:
                                  marker=dict(size=11, color=OPTION_COLOURS[option], line=dict(width=2, color="white"))))
     fig.add_annotation(x=result.months[-1], y=float(_conv(result.total_cost_eur[result.cheapest_option], display)),
                        text=f"horizon end: {OPTION_NAMES[result.cheapest_option].lower()} lowest", showarrow=True,
-                       arrowhead=2, ax=-70, ay=-40, font=dict(size=13))
+                       arrowhead=2, ax=-70, ay=-40, font=dict(size=fs(13)))
     fig.update_xaxes(title="Stop after month", range=[0, result.months[-1] + 1])
     fig.update_yaxes(title=f"Net cost to date, {result.inputs.cluster_gpus} GPUs ({sym})", tickprefix=sym, rangemode="tozero")
     fig = style(fig, height=470, title="Net cost to date<br><sup>if you stop after a month: hardware resold at its value "
@@ -131,7 +132,7 @@ def tornado_chart(result: TornadoResult, labels: dict[str, str] | None = None) -
     labels = labels or {}
     bars = [b for b in result.bars if math.isfinite(b.swing)][:10][::-1]
     base = result.base_break_even_utilisation_fraction
-    names = [labels.get(b.name, b.name.replace("_", " ")) for b in bars]
+    names = [labels.get(b.name) or label(b.name) for b in bars]  # never a raw field name (ui.labels)
     fig = go.Figure()
     fig.add_trace(go.Bar(y=names, x=[b.break_even_at_low - base for b in bars], base=base, orientation="h",
                          name=f"input −{result.pct:.0%}", marker_color="#60a5fa",

@@ -14,7 +14,7 @@ def _font_px(page: Page, selector: str) -> list[float]:
 
 def test_presentation_mode_is_readable_on_a_projector(page: Page, app_url: str):
     page.goto(f"{app_url}/tco?present=1")
-    expect(page.get_by_text(re.compile(r"^At 70% utilisation"))).to_be_visible(timeout=60_000)
+    expect(page.get_by_text(re.compile(r"^Over 3 years at 60% utilisation"))).to_be_visible(timeout=60_000)
     expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible(timeout=60_000)
     page.wait_for_timeout(1500)
     values = _font_px(page, '[data-testid="stMetricValue"]')

@@ -119,24 +119,24 @@ def _pdf_text(data: bytes) -> str:
 
 
 def test_the_next_download_reflects_a_changed_input(page: Page, app_url: str):
-    """#19.1: build both files, change the cluster from 8 to 64 GPUs on Rent or own, come back: the old files can no
+    """#19.1: build both files, change the cluster from 16 to 64 GPUs on Rent or own, come back: the old files can no
     longer be downloaded, and the rebuilt ones say 64 GPUs."""
     _open_export(page, app_url)
-    assert _workbook_gpus(_build_and_download(page, "xlsx")) == 8
-    assert "for 8 GPUs" in _pdf_text(_build_and_download(page, "pdf"))
+    assert _workbook_gpus(_build_and_download(page, "xlsx")) == 16
+    assert "run 16 GPUs" in _pdf_text(_build_and_download(page, "pdf"))
 
     page.get_by_role("link", name="Rent or own (TCO)").click()
     gpus = page.get_by_label("GPUs in the cluster")
-    expect(gpus).to_have_value("8", timeout=60_000)
+    expect(gpus).to_have_value("16", timeout=60_000)
     gpus.fill("64")
     gpus.press("Enter")
-    expect(page.get_by_text(re.compile(r"for 64 GPUs"))).to_be_visible(timeout=60_000)
+    expect(page.get_by_text(re.compile(r"run 64 GPUs"))).to_be_visible(timeout=60_000)
 
     _open_export(page)
     for outdated in ("Download workbook (outdated)", "Download report (outdated)"):
         expect(page.get_by_role("button", name=outdated)).to_be_disabled(timeout=30_000)
     assert _workbook_gpus(_build_and_download(page, "xlsx")) == 64
-    assert "for 64 GPUs" in _pdf_text(_build_and_download(page, "pdf"))
+    assert "run 64 GPUs" in _pdf_text(_build_and_download(page, "pdf"))
 
 
 def test_the_downloaded_report_shows_the_client_header_scoring_and_placement(page: Page, app_url: str):
@@ -161,17 +161,17 @@ def test_reload_and_back_restore_the_scenario(page: Page, app_url: str):
     """#19.6: the scenario is in the URL; a reload keeps it and the back button returns to the previous one."""
     page.goto(f"{app_url}/tco")
     gpus = page.get_by_label("GPUs in the cluster")
-    expect(gpus).to_have_value("8", timeout=60_000)
+    expect(gpus).to_have_value("16", timeout=60_000)
     gpus.fill("64")
     gpus.press("Enter")
-    expect(page.get_by_text(re.compile(r"for 64 GPUs"))).to_be_visible(timeout=60_000)
-    expect(page).to_have_url(re.compile(r"[?&]s=v1\."), timeout=30_000)
+    expect(page.get_by_text(re.compile(r"run 64 GPUs"))).to_be_visible(timeout=60_000)
+    expect(page).to_have_url(re.compile(r"[?&]s=v\d+\."), timeout=30_000)
     page.reload()
-    expect(page.get_by_text(re.compile(r"for 64 GPUs"))).to_be_visible(timeout=60_000)
+    expect(page.get_by_text(re.compile(r"run 64 GPUs"))).to_be_visible(timeout=60_000)
     expect(page.get_by_label("GPUs in the cluster")).to_have_value("64")
     page.go_back()
-    expect(page.get_by_text(re.compile(r"for 8 GPUs"))).to_be_visible(timeout=60_000)
-    expect(page.get_by_label("GPUs in the cluster")).to_have_value("8")
+    expect(page.get_by_text(re.compile(r"run 16 GPUs"))).to_be_visible(timeout=60_000)
+    expect(page.get_by_label("GPUs in the cluster")).to_have_value("16")
 
 
 def test_hostile_names_render_as_text_in_the_browser(page: Page, app_url: str):
