@@ -26,6 +26,7 @@ import plotly.graph_objects as go
 
 from catalog.cells import neutralise_frame
 from catalog.store import CatalogStore
+from engine.power import it_power_kw_per_gpu
 from engine.tco import TcoInputs, evaluate_tco
 from ui import labels
 from ui.scenario import Scenario, TcoSection
@@ -35,8 +36,6 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--no-pdf-header-footer", "--virtual-time-budget=15000"]
 USER_ENTERED = "entered by the user"
-#: Chip-to-server power ratio the TCO page uses to turn a GPU's TDP into power at the wall.
-_SERVER_POWER_PER_TDP = 1.82
 
 
 # --------------------------------------------------------------------------------------------------
@@ -110,10 +109,10 @@ def tco_input_sources(section: TcoSection, catalog: pd.DataFrame, specs: pd.Data
     sid = section.gpu_spec_id
     if sid and len(specs) and sid in set(specs["gpu_spec_id"]):
         spec = specs.set_index("gpu_spec_id").loc[sid]
-        if not pd.isna(spec["tdp_watts"]) and _close(spec["tdp_watts"] / 1000 * _SERVER_POWER_PER_TDP,
+        if not pd.isna(spec["tdp_watts"]) and _close(float(it_power_kw_per_gpu(float(spec["tdp_watts"]), 1.0)),
                                                      inputs.power_at_load_kw_per_gpu):
-            out["power_at_load_kw_per_gpu"] = (f"GPU spec {sid}: TDP {spec['tdp_watts']:g} W × {_SERVER_POWER_PER_TDP} "
-                                               f"(Epoch AI chip-to-server ratio) ({spec['source_url']})")
+            out["power_at_load_kw_per_gpu"] = (f"GPU spec {sid}: TDP {spec['tdp_watts']:g} W with the server's share at "
+                                               f"full load (engine.power shared power model) ({spec['source_url']})")
     return out
 
 

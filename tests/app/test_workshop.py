@@ -182,6 +182,8 @@ def test_each_tco_input_cites_its_own_source(store, catalog_path):
     brief = Scenario().brief
     azure = offers[offers["provider_name"].str.contains("Azure") & offers["gpu_model"].isin(brief.gpu_models)].iloc[0]
     at.selectbox(key="tco_on_demand_offer").set_value(azure["offer_id"]).run()
+    spec = store.list_gpu_specs().dropna(subset=["tdp_watts"]).iloc[0]
+    at.selectbox(key="tco_gpu_spec").set_value(spec["gpu_spec_id"]).run()
     at.slider(key="_tco_utilisation_fraction").set_value(0.45).run()  # the brief says 60 %
     assert not at.exception
     scenario = at.session_state["scenario"]
@@ -193,6 +195,7 @@ def test_each_tco_input_cites_its_own_source(store, catalog_path):
     assert sources["Sustained utilisation"] == "entered by the user"
     assert sources["GPUs in the cluster"] == "client brief (set on the Home page)"
     assert sources["Committed (reserved) price"] == "not given"
+    assert sources["Power per GPU at the wall"].startswith(f"GPU spec {spec['gpu_spec_id']}")
     assert sources["PUE (facility overhead)"].startswith("Uptime Institute")  # a default keeps its own source
 
 
