@@ -3,6 +3,8 @@ reads on a projector, one colour per price type and per fabric across every char
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -57,7 +59,14 @@ def fs(size: float) -> float:
 
 def wrap(text: str, width: int) -> str:
     """``text`` broken into lines of at most about ``width`` characters at spaces (plotly does not wrap)."""
-    if not text or len(text) <= width or "<br>" in text:
+    if not text or len(text) <= width:
+        return text
+    if "<br>" in text:  # wrap each given line on its own
+        return "<br>".join(wrap(part, width) for part in text.split("<br>"))
+    sup = re.fullmatch(r"<sup>(.*)</sup>", text)
+    if sup:  # a subtitle line: wrap its words, each line its own <sup>
+        return "<br>".join(f"<sup>{line}</sup>" for line in wrap(sup.group(1), int(width * 1.4)).split("<br>"))
+    if "<" in text:  # other markup (<b>, <i>): leave it as the author wrote it
         return text
     lines, line = [], ""
     for word in text.split(" "):
@@ -248,5 +257,5 @@ def certification_matrix(providers: pd.DataFrame) -> go.Figure:
     style(fig, height=max(340, 230 + 34 * len(by_count)),
           title="Certifications each provider states it holds (empty = none found in a source)")
     # Certificate names sit above the grid, so the title needs room and the legend goes below.
-    fig.update_layout(margin=dict(t=190, b=10), legend=dict(orientation="h", yanchor="top", y=-0.02, x=0))
+    fig.update_layout(margin=dict(t=190, b=10), legend=dict(orientation="h", yanchor="top", y=-0.02, x=0, yref="paper"))
     return fig

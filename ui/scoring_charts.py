@@ -107,7 +107,7 @@ def radar(result: ScoringResult, positions: np.ndarray, labels: list[str]) -> go
     fig.update_layout(polar=dict(radialaxis=dict(range=[0, 1], tickvals=[0.25, 0.5, 0.75, 1], tickfont=dict(size=11)),
                                  angularaxis=dict(tickfont=dict(size=13))))
     fig = style(fig, height=520, title="Top 3 on the criteria that separate them (1 = best)")
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.06, x=0), margin=dict(l=100, r=100, b=10))
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.06, x=0, yref="paper"), margin=dict(l=100, r=100, b=10))
     if presenting():  # style()'s legend at the foot of the figure
         fig.update_layout(height=680, legend=dict(yref="container", y=0, yanchor="bottom"))
     return fig

@@ -24,6 +24,9 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
 [data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
   font-size: 1.2rem !important; }
 [data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-left: 2rem; padding-right: 2rem; }
+/* no text cut off with an ellipsis (widget labels, page links): it wraps instead */
+.stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stPageLink"] p, [data-testid="stWidgetLabel"] p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
 /* the page links in full: a wider sidebar and wrapping instead of an ellipsis */
 section[data-testid="stSidebar"] { width: 25rem !important; min-width: 25rem !important; }
 [data-testid="stSidebarNav"] a, [data-testid="stSidebarNav"] a * { white-space: normal !important;

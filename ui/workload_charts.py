@@ -74,7 +74,7 @@ def time_cost_scatter(points: pd.DataFrame, x_title: str, y_title: str, display:
     fig.update_xaxes(title=x_title, **_axis(points["x"]))
     fig.update_yaxes(title=y_title, **_axis(points["y"], sym))
     fig = style(fig, height=540, title="Time versus cost, every priced offer")
-    fig.update_layout(margin=dict(r=40, t=50, b=10), legend=dict(y=-0.16, yanchor="top"))  # legend below: the column is narrow
+    fig.update_layout(margin=dict(r=40, t=50, b=10), legend=dict(y=-0.16, yanchor="top", yref="paper"))  # legend below: the column is narrow
     return fig
 
 
