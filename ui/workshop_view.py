@@ -291,7 +291,7 @@ def _download(slot, kind: str, label: str, file_name: str, mime: str, current: s
     if built["key"] == current:
         slot.download_button(label, built["data"], file_name=file_name, mime=mime, key=f"ws_dl_{kind}",
                              on_click="ignore", type="primary")
-        slot.caption(f"Built {built['at']} for the current scenario.")
+        slot.caption("Built from the current scenario and catalog.")
     else:
         slot.download_button(f"{label} (outdated)", b"", file_name=file_name, key=f"ws_dl_{kind}", disabled=True)
         slot.warning("The scenario or the catalog changed after this file was built: build it again.",
@@ -299,8 +299,6 @@ def _download(slot, kind: str, label: str, file_name: str, mime: str, current: s
 
 
 def export(store: CatalogStore, scenario: Scenario, record: dict | None) -> None:
-    import datetime as dt
-
     from ui.exports import excel_workbook, pdf_report
 
     st.markdown("The workbook has one sheet per page (inputs with their sources, results, assumptions, the catalog "
@@ -312,19 +310,18 @@ def export(store: CatalogStore, scenario: Scenario, record: dict | None) -> None
                          key="ws_x_name", max_chars=120, placeholder="e.g. Baseline")
     header = {"client": client.strip(), "scenario_name": name.strip()}
     current = fingerprint(store, scenario, header["client"], header["scenario_name"])
-    stamp = f"{dt.datetime.now():%H:%M:%S}"
     c1, c2 = st.columns(2)
     if c1.button("Build the Excel workbook", key="ws_build_xlsx"):
         with st.spinner("Building the workbook…"):
             data = excel_workbook(store, scenario, **header)
-        st.session_state["ws_xlsx"] = {"data": data, "key": current, "at": stamp}
+        st.session_state["ws_xlsx"] = {"data": data, "key": current}
     _download(c1, "xlsx", "Download workbook", "gpu-cloud-advisor.xlsx",
               "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", current)
     if c2.button("Build the PDF report", key="ws_build_pdf"):
         progress = c2.progress(0, text="Starting…")
         try:
             data = pdf_report(store, scenario, progress=lambda f, t: progress.progress(f, text=t), **header)
-            st.session_state["ws_pdf"] = {"data": data, "key": current, "at": stamp}
+            st.session_state["ws_pdf"] = {"data": data, "key": current}
         except RuntimeError as exc:
             c2.error(str(exc))
     _download(c2, "pdf", "Download report", "gpu-cloud-advisor.pdf", "application/pdf", current)
