@@ -417,7 +417,9 @@ def in_words(text: str) -> str:
     if _NAMES_IN_TEXT is None:
         names = sorted((n for n in LABELS if "_" in n), key=len, reverse=True)
         _NAMES_IN_TEXT = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    def words(part: str, at_start: bool) -> str:
+        return _NAMES_IN_TEXT.sub(lambda m: LABELS[m.group(1)].text if at_start and m.start() == 0
+                                  else LABELS[m.group(1)].text.lower(), part)
+
     parts = re.split(r"(https?://\S+)", text)  # URLs stay as they are
-    return "".join(part if i % 2 else _NAMES_IN_TEXT.sub(
-        lambda m: LABELS[m.group(1)].text if m.start() == 0 and i == 0 else LABELS[m.group(1)].text.lower(), part)
-        for i, part in enumerate(parts))
+    return "".join(part if i % 2 else words(part, i == 0) for i, part in enumerate(parts))
