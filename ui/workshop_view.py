@@ -145,7 +145,8 @@ def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | No
         else:
             st.caption("No saved scenarios in this workspace yet." if workspace else "Open a workspace to list its "
                        "saved scenarios.")
-        upload = st.file_uploader("…or upload a scenario JSON", type=["json"], key="ws_upload")
+        upload = st.file_uploader("…or upload a scenario JSON", type=["json"], key="ws_upload",
+                                  max_upload_size=max(1, MAX_SCENARIO_BYTES // 1_000_000))  # MB; checked again below
         if upload is not None and st.button("Load the uploaded file", key="ws_load_upload"):
             if upload.size > MAX_SCENARIO_BYTES:
                 st.error(f"This file is {upload.size / 1e6:.1f} MB; scenario files are far smaller (at most "
