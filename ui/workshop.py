@@ -165,20 +165,27 @@ def apply_scenario(scenario: Scenario) -> None:
 
 
 def apply_link_from_url() -> str | None:
-    """On a page load with ``?s=...`` that this session did not write itself (a share link, a reload, the
-    browser's back button): load that scenario. Returns an error message. ``?ws=<token>`` reopens a workspace."""
+    """Load the scenario of ``?s=...`` on a session's first run (a share link, a reload) and on the browser's
+    back/forward buttons. Returns an error message. ``?ws=<token>`` reopens a workspace.
+
+    On any other rerun the session is the source of truth and the URL only mirrors it (:func:`sync_url`): a rerun
+    requested while the previous run was still writing the URL carries the older address, and loading it would
+    throw away what the user had just typed."""
+    first = "_applied_link" not in st.session_state
+    if not (first or _history_navigation()) or st.query_params.get(JOIN_PARAM):
+        return None
     ws = st.query_params.get(WORKSPACE_PARAM)
-    if ws and ws != st.session_state.get(WORKSPACE_KEY):
-        st.session_state[WORKSPACE_KEY] = ws  # checked against the store where it is used (Workshop page)
-    code = st.query_params.get(LINK_PARAM)
-    if not code and _history_navigation() and st.session_state.get("_applied_link") and not st.query_params.get(JOIN_PARAM):
-        # Back (or forward) to an address without ?s=: that entry showed the default scenario.
-        st.session_state["_applied_link"] = None
-        apply_scenario(Scenario())
-        return None
-    if not code or st.session_state.get("_applied_link") == code:
-        return None
+    if ws:  # checked against the store where it is used (Workshop page)
+        st.session_state[WORKSPACE_KEY] = ws
+    code = st.query_params.get(LINK_PARAM) or None
+    previous = st.session_state.get("_applied_link")
     st.session_state["_applied_link"] = code
+    if code == previous and not first:
+        return None
+    if code is None:
+        if not first:  # back (or forward) to an address without ?s=: that entry showed the default scenario
+            apply_scenario(Scenario())
+        return None
     try:
         apply_scenario(decode_link(code))
     except ScenarioFormatError as exc:

@@ -265,3 +265,29 @@ def test_compare_uses_readable_labels_and_units(store):
     assert "Rent or own · On-demand price (EUR/GPU-h)" in text and "€15.35/GPU-h" in text
     assert "15.346" not in text and "price_on_demand" not in text and not re.search(r"\b(None|nan|NaN)\b", text)
     assert "month " in text and "month 5.0" not in text
+
+
+def test_a_rerun_carrying_an_older_address_keeps_the_session(catalog_path):
+    """Regression (a flaky browser test): a rerun requested while the previous run was still writing the URL
+    carries the older ?s=; loading it dropped every widget's state (a filter just typed was lost)."""
+    at = _app()
+    at.run()
+    at.switch_page("app_pages/tco.py").run()
+    at.slider(key="_tco_utilisation_fraction").set_value(0.42).run()
+    older = encode_link(Scenario(tco=TcoSection(inputs=TcoInputs(utilisation_fraction=0.55))))
+    at.query_params["s"] = older
+    at.run()
+    assert at.session_state["scenario"].tco.inputs.utilisation_fraction == pytest.approx(0.42)
+    assert at.slider(key="_tco_utilisation_fraction").value == pytest.approx(0.42)
+
+
+def test_leaving_a_workspace_closes_it(store):
+    token = store.create_workspace("ACME")
+    at = _app()
+    at.query_params["ws"] = token
+    at.run()
+    at.switch_page("app_pages/workshop.py").run()
+    assert any("ACME" in m.value for m in at.markdown)
+    at.button(key="ws_leave").click().run()
+    assert "_workspace" not in at.session_state
+    assert not any("Workspace **ACME" in m.value for m in at.markdown)
