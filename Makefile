@@ -30,11 +30,15 @@ run: catalog
 	GPU_ADVISOR_LOCAL_EDITING=$(LOCAL_EDITING) $(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address $(ADDRESS) \
 		--server.headless true --browser.gatherUsageStats false
 
-## Debian's Chromium drives the real-browser tests (Playwright cannot download its own browser here).
+## Debian's Chromium drives the real-browser tests (Playwright cannot download its own browser here); poppler
+## (pdftoppm) and tesseract render the PDF report to PNG and read it back in its tests.
 chromium:
-	@if ! command -v chromium >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
-		else echo "Install Debian's chromium (sudo apt-get install chromium) for the browser tests"; exit 1; fi; \
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftoppm >/dev/null 2>&1 \
+			|| ! command -v tesseract >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && \
+			apt-get install -y -qq chromium poppler-utils tesseract-ocr tesseract-ocr-eng; \
+		else echo "Install Debian's chromium, poppler-utils and tesseract-ocr (sudo apt-get install chromium" \
+			"poppler-utils tesseract-ocr) for the browser tests"; exit 1; fi; \
 	fi
 
 test: setup chromium

@@ -8,9 +8,10 @@ frame (no sidebar, no navigation). Tested in tests/e2e; see README "Map of the c
 import streamlit as st
 
 from ui.brief import draw_sidebar_summary
+from ui.format import plain
 from ui.scenario import get_scenario
 from ui.sidebar import draw_sidebar
-from ui.workshop import apply_link_from_url
+from ui.workshop import apply_link_from_url, sync_url
 
 st.set_page_config(page_title="GPU Cloud Advisor", page_icon=":material/memory:", layout="wide")
 link_error = apply_link_from_url()  # ?s=<share link>: load that scenario once per session
@@ -30,5 +31,6 @@ draw_sidebar()
 page = st.navigation(PAGES)
 draw_sidebar_summary()
 if link_error:
-    st.error(f"**The share link could not be opened.** {link_error}", icon=":material/link_off:")
+    st.error(f"**The share link could not be opened.** {plain(link_error)}", icon=":material/link_off:")
 page.run()
+sync_url()  # the scenario into the URL (?s=...): a reload or the back button restores it

@@ -6,7 +6,7 @@ from ui import brief
 from ui import placement_charts as charts
 from ui import placement_view as view
 from ui.catalog import offers
-from ui.format import money
+from ui.format import money, plain
 from ui.scenario import get_scenario
 
 display = get_scenario().display
@@ -52,7 +52,8 @@ else:
                  placeholder="—")
     labels = view.venue_labels(catalog)
     st.markdown("**Why each workload goes where it does** (rates in the reasons are EUR per GPU-hour)\n\n"
-                + "\n".join(f"- **{pl.workload}**: {view.readable(pl.reason, labels)}" for pl in plan.placements))
+                + "\n".join(f"- **{plain(pl.workload)}**: {plain(view.readable(pl.reason, labels))}"
+                            for pl in plan.placements))
 
     st.plotly_chart(charts.demand_week(plan, solved.week_demand_gpus), width="stretch", key="pl_demand")
     left, right = st.columns(2)

@@ -76,7 +76,8 @@ with tab_law:
                 "stated it (not that none exists). Sovereignty depends on the parent's law as much as on the "
                 "data-centre country: an EU site of a US-parented provider is *partial* residency.")
     frame, config = sovereignty_table(providers, facts)
-    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", key="prov_law_table")
+    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", key="prov_law_table",
+                 placeholder="not stated")
     st.plotly_chart(charts.certification_matrix(providers), width="stretch", key="prov_cert_matrix")
 
 with tab_specs:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from pydantic import ValidationError
 
+from catalog.cells import neutralise_frame, restore
 from catalog.models import TABLE_KEYS, TABLE_MODELS, RowChange, as_of_lower_bound
 
 MAX_IMPORT_BYTES = 20 * 1024 * 1024
@@ -90,7 +91,7 @@ def _cell(value):
         return value.date()
     if isinstance(value, str) and value.strip() == "":
         return None
-    return value
+    return restore(value)  # an apostrophe our export put before "=", "+", "-", "@" (catalog.cells)
 
 
 def _normalise(row: dict, table: str) -> dict:
@@ -189,14 +190,15 @@ def _free_id(base: str, taken: set[str]) -> str:
 
 
 def export_csv(frame: pd.DataFrame) -> bytes:
-    return frame.to_csv(index=False).encode("utf-8")
+    # CRLF rows (RFC 4180): the csv writer then quotes a cell holding a bare CR, which would otherwise split the row.
+    return neutralise_frame(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
 def export_excel(frames: dict[str, pd.DataFrame]) -> bytes:
     buf = io.BytesIO()
     with pd.ExcelWriter(buf, engine="openpyxl") as writer:
         for name, frame in frames.items():
-            out = frame.copy()
+            out = neutralise_frame(frame)
             for col in out.columns:
                 if out[col].dtype == object:
                     out[col] = out[col].map(lambda v: v.isoformat() if isinstance(v, dt.date) else v)

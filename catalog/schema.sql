@@ -240,3 +240,24 @@ CREATE TABLE IF NOT EXISTS certification_scopes (
     updated_by           VARCHAR NOT NULL DEFAULT 'seed',
     UNIQUE (provider_id, certification)
 );
+
+-- Workshop workspaces (one per client). The link that opens one carries a random token; only its SHA-256 is
+-- stored, so the file never holds a working link. Scenarios and group sessions belong to one workspace.
+CREATE TABLE IF NOT EXISTS workspaces (
+    workspace_id  VARCHAR PRIMARY KEY,  -- sha256 hex of the link token
+    client        VARCHAR NOT NULL,
+    created_at    TIMESTAMPTZ NOT NULL,
+    created_by    VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS group_sessions (
+    session_code  VARCHAR PRIMARY KEY,
+    workspace_id  VARCHAR NOT NULL,
+    created_at    TIMESTAMPTZ NOT NULL
+);
+
+-- Added with workspaces (idempotent, additive): older files get the columns on their first writable open.
+-- Scenarios saved before workspaces existed keep a NULL workspace and are listed to nobody.
+ALTER TABLE scenarios ADD COLUMN IF NOT EXISTS workspace_id VARCHAR;
+-- The session that cast a vote (SHA-256 of a per-browser secret): another session cannot overwrite it.
+ALTER TABLE workshop_votes ADD COLUMN IF NOT EXISTS voter_id VARCHAR;

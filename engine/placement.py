@@ -228,7 +228,7 @@ class Workload(BaseModel):
     Value error, mean_gpus (2) is below peak_gpus x busy fraction (12 x 0.5 = 6): lower the peak or the busy hours
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     name: str = Field(min_length=1, description="Label shown in the plan.")
     kind: WorkloadKind = Field(WorkloadKind.TRAINING, description="training / inference / development.")

@@ -720,7 +720,7 @@ class Weights(BaseModel):
 class Constraints(BaseModel):
     """Hard constraints, applied before ranking. A constrained field that is not stated excludes."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     eu_resident_only: bool = Field(False, description="Data centre in an EU/EEA country")
     eu_jurisdiction_only: bool = Field(False, description="Provider's ultimate parent under EU law")

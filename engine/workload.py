@@ -308,7 +308,7 @@ class TrainingJob(BaseModel):
       Value error, tensor (8) x context (2) x pipeline (4) x data (2) parallel degrees = 128, but n_gpus = 64; ...
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     model_name: str = "custom"
     n_params: float = Field(gt=0, le=1e14, description="parameters N (MoE: active per token) [-]")
@@ -429,7 +429,7 @@ class InferenceService(BaseModel):
     0.09361702127659574
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     model_name: str = "custom"
     n_params: float = Field(gt=0, le=1e14, description="parameters active per token (dense: all) [-]")

@@ -3,6 +3,8 @@ reads on a projector, one colour per price type and per fabric across every char
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -38,13 +40,86 @@ def _register_template() -> None:
 _register_template()
 
 
+#: Smallest chart text in presentation mode (issue #19: a projector needs at least 18 px).
+PROJECTOR_MIN_FONT = 18
+
+
+def presenting() -> bool:
+    """True while this session is in presentation mode (the sidebar toggle)."""
+    import streamlit as st
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return get_script_run_ctx(suppress_warning=True) is not None and bool(st.session_state.get("_presentation"))
+
+
+def fs(size: float) -> float:
+    """A chart font size: as given, or at least :data:`PROJECTOR_MIN_FONT` in presentation mode."""
+    return max(size, PROJECTOR_MIN_FONT) if presenting() else size
+
+
+def wrap(text: str, width: int) -> str:
+    """``text`` broken into lines of at most about ``width`` characters at spaces (plotly does not wrap)."""
+    if not text or len(text) <= width:
+        return text
+    if "<br>" in text:  # wrap each given line on its own
+        return "<br>".join(wrap(part, width) for part in text.split("<br>"))
+    sup = re.fullmatch(r"<sup>(.*)</sup>", text)
+    if sup:  # a subtitle line: wrap its words, each line its own <sup>
+        return "<br>".join(f"<sup>{line}</sup>" for line in wrap(sup.group(1), int(width * 1.4)).split("<br>"))
+    if "<" in text:  # other markup (<b>, <i>): leave it as the author wrote it
+        return text
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "<br>".join([*lines, line])
+
+
 def style(fig: go.Figure, *, height: int = 420, title: str | None = None) -> go.Figure:
+    big = presenting()
+    # On a projector a long title is wrapped onto two lines (a half-width column holds about 36 characters at
+    # 24 px); it is placed from the top of the figure ("container") so that both lines stay inside it.
+    lines = 1
+    if big and title:
+        title = wrap(title, 36)
+        lines = title.count("<br>") + 1
+    # Projector: room for the legend at the foot (about one 26 px line per entry in a half-width column).
+    entries = sum(1 for t in fig.data if t.showlegend is not False and t.name) if big else 0
     fig.update_layout(
-        height=height,
-        title=dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top", font=dict(size=19)) if title else None,
-        margin=dict(l=10, r=10, t=90 if title else 30, b=10),
-        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
+        height=int(height * 1.15) + 30 * (lines - 1) + 26 * entries if big else height,
+        # plotly centres extra title lines on the anchor: pad by half a line each so the first stays inside
+        title=dict(text=title, x=0, xanchor="left", y=1, yref="container", yanchor="top", pad=dict(t=12 + 16 * (lines - 1)),
+                   font=dict(size=24)) if big and title else
+        dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top", font=dict(size=19)) if title else None,
+        margin=dict(l=10, r=10, t=(60 + 46 * lines if big else 90) if title else 30, b=10),
+        # Projector: the legend at the foot of the figure (plotly grows the bottom margin to hold it), where larger
+        # type can run over neither the title nor the plot; otherwise one line above the plot.
+        legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, xanchor="left", x=0) if big else
+        dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
     )
+    if big:
+        for axis in (fig.layout.xaxis, fig.layout.yaxis):
+            if axis.title.text:
+                axis.title.text = wrap(axis.title.text, 26)
+        # Explicit sizes: Streamlit's chart theme sets its own (smaller) tick and legend fonts otherwise.
+        fig.update_layout(font_size=20, hoverlabel_font_size=18, legend_font_size=PROJECTOR_MIN_FONT)
+        fig.update_xaxes(tickfont_size=PROJECTOR_MIN_FONT, title_font_size=20)
+        fig.update_yaxes(tickfont_size=PROJECTOR_MIN_FONT, title_font_size=20)
+        for annotation in fig.layout.annotations:
+            if annotation.font.size is None or annotation.font.size < PROJECTOR_MIN_FONT:
+                annotation.font.size = PROJECTOR_MIN_FONT
+        for axis in (fig.layout.polar.radialaxis, fig.layout.polar.angularaxis):
+            if axis.tickfont.size is not None and axis.tickfont.size < PROJECTOR_MIN_FONT:
+                axis.tickfont.size = PROJECTOR_MIN_FONT
+        if fig.layout.legend.font.size is not None and fig.layout.legend.font.size < PROJECTOR_MIN_FONT:
+            fig.layout.legend.font.size = PROJECTOR_MIN_FONT
+        for trace in fig.data:
+            textfont = getattr(trace, "textfont", None)
+            if textfont is not None and textfont.size is not None and textfont.size < PROJECTOR_MIN_FONT:
+                trace.textfont.size = PROJECTOR_MIN_FONT
     return fig
 
 
@@ -111,22 +186,29 @@ def capability_comparison(df: pd.DataFrame) -> go.Figure:
             hovertemplate="%{y}<br>%{text}<extra></extra>",
         ), row=1, col=i)
     fig.update_yaxes(autorange="reversed")
-    fig.update_annotations(font_size=14)
+    fig.update_annotations(font_size=fs(14))
     return style(fig, height=140 + 60 * len(df))
 
 
 def spec_scatter(specs: pd.DataFrame) -> go.Figure:
     data = specs.dropna(subset=["bf16_dense_tflops", "memory_bandwidth_tbps"])
+    x = data["memory_bandwidth_tbps"].astype(float)
+    # Labels point away from the plot's right edge and alternate above/below so that neighbours do not overlap;
+    # cliponaxis=False and padded axes keep them whole.
+    right = x > x.max() * 0.8 if len(x) else x
+    positions = [("bottom" if i % 2 else "top") + (" left" if r else " right") for i, r in enumerate(right)]
     fig = go.Figure(go.Scatter(
         x=data["memory_bandwidth_tbps"], y=data["bf16_dense_tflops"], mode="markers+text",
-        text=data["gpu_spec_id"], textposition="top center",
+        text=data["gpu_spec_id"], textposition=positions, cliponaxis=False,
         marker=dict(size=np.sqrt(data["memory_gb"].astype(float)) * 3.2, color="#4f46e5", opacity=0.75,
                     line=dict(width=1, color="white")),
         customdata=np.stack([data["memory_gb"], data["memory_type"]], axis=-1),
         hovertemplate="%{text}<br>%{x} TB/s · %{y} TFLOP/s BF16<br>%{customdata[0]} GB %{customdata[1]}<extra></extra>",
     ))
-    fig.update_xaxes(title="Memory bandwidth (TB/s): decode speed", rangemode="tozero")
-    fig.update_yaxes(title="Dense BF16 TFLOP/s: training speed", rangemode="tozero")
+    top_x = float(x.max()) if len(x) else 1.0
+    top_y = float(data["bf16_dense_tflops"].astype(float).max()) if len(data) else 1.0
+    fig.update_xaxes(title="Memory bandwidth (TB/s): decode speed", range=[0, top_x * 1.12])
+    fig.update_yaxes(title="Dense BF16 TFLOP/s: training speed", range=[0, top_y * 1.15])
     return style(fig, height=460, title="GPUs by compute and memory bandwidth (bubble = memory size)")
 
 
@@ -175,5 +257,5 @@ def certification_matrix(providers: pd.DataFrame) -> go.Figure:
     style(fig, height=max(340, 230 + 34 * len(by_count)),
           title="Certifications each provider states it holds (empty = none found in a source)")
     # Certificate names sit above the grid, so the title needs room and the legend goes below.
-    fig.update_layout(margin=dict(t=190, b=10), legend=dict(orientation="h", yanchor="top", y=-0.02, x=0))
+    fig.update_layout(margin=dict(t=190, b=10), legend=dict(orientation="h", yanchor="top", y=-0.02, x=0, yref="paper"))
     return fig

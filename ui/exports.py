@@ -1,6 +1,10 @@
 """Client-ready exports of one scenario: an Excel workbook and a PDF report.
 
-The PDF is an HTML report (plotly charts rendered by the bundled plotly.js, no network) printed by headless
+Both start with the same header (client, scenario, date, catalog version, currency) and use the label
+registry of :mod:`ui.labels` for every name, unit and number. Every text cell of the workbook passes through
+:func:`catalog.cells.neutralise_frame` (no formula injection); every text of the report is HTML-escaped.
+
+The PDF is an HTML report (plotly charts drawn by the bundled plotly.js, no network) printed by headless
 Debian Chromium, the path the stack recipes verified on this machine kind.
 """
 
@@ -9,6 +13,8 @@ from __future__ import annotations
 import datetime as dt
 import html
 import io
+import math
+import re
 import shutil
 import subprocess
 import tempfile
@@ -16,23 +22,139 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
+import plotly.graph_objects as go
 
+from catalog.cells import neutralise_frame
 from catalog.store import CatalogStore
-from engine.tco import evaluate_tco
-from ui import tco_charts
-from ui.scenario import Scenario
-from ui.tco_view import assumptions_frame, utilisation_sweep, verdict
+from engine.power import it_power_kw_per_gpu
+from engine.tco import TcoInputs, evaluate_tco
+from ui import labels
+from ui.scenario import Scenario, TcoSection
 from ui.workshop import key_results, to_json
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--no-pdf-header-footer", "--virtual-time-budget=15000"]
+USER_ENTERED = "entered by the user"
 
 
-def _catalog_line(store: CatalogStore) -> str:
+# --------------------------------------------------------------------------------------------------
+# Header and sources
+# --------------------------------------------------------------------------------------------------
+
+
+def header(store: CatalogStore, scenario: Scenario, client: str = "", name: str = "",
+           today: dt.date | None = None) -> list[tuple[str, str]]:
+    """(item, value) lines heading both exports."""
     meta = store.meta()
-    return (f"Catalog {store.path.name}: data version {meta.get('data_version')}, built {meta.get('built_at')}; "
-            f"exported {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC")
+    display = scenario.display
+    return [
+        ("Client", client or "not named"),
+        ("Scenario", name or "unnamed scenario"),
+        ("Date", f"{today or dt.date.today():%Y-%m-%d}"),
+        ("Catalog version", f"data version {meta.get('data_version', '?')}, built {str(meta.get('built_at', '?'))[:10]} "
+                            f"({store.path.name})"),
+        ("Currency", f"{display.currency}; USD prices converted at {display.usd_per_eur:.4f} USD per EUR"),
+    ]
+
+
+def _offer_text(row: pd.Series, what: str) -> str:
+    form = f" {row['form_factor']}" if isinstance(row.get("form_factor"), str) else ""
+    return (f"catalog offer {row['provider_name']} {row['gpu_model']}{form} · {row['region']}: {what} "
+            f"({row['source_url']}, as of {row['as_of']})")
+
+
+def _close(a: float, b: float, rel: float = 2e-3) -> bool:
+    return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=1e-4)
+
+
+def tco_input_sources(section: TcoSection, catalog: pd.DataFrame, specs: pd.DataFrame,
+                      prices: pd.DataFrame | None = None, brief=None) -> dict[str, str]:
+    """Where each TCO input value comes from: the catalog offer (its on-demand or committed price) or GPU spec it
+    was filled from, the user's quote, the default's own source when the value is the default, else "entered
+    by the user". Never another value's source: a price edited after picking an offer is the user's."""
+    inputs = section.inputs
+    rows = catalog.set_index("offer_id") if len(catalog) else catalog
+    out: dict[str, str] = {}
+    for a in inputs.assumptions():
+        default = TcoInputs.model_fields[a.name].default
+        if a.value != a.value:
+            out[a.name] = "not given"
+        elif default is not None and _close(a.value, default, 1e-9):
+            out[a.name] = a.source
+        else:
+            out[a.name] = USER_ENTERED
+    for name in ("cluster_gpus", "horizon_months", "utilisation_fraction"):  # set once in the client brief
+        value = getattr(inputs, name)
+        if brief is not None and out[name] == USER_ENTERED and _close(value, getattr(brief, name), 1e-9):
+            out[name] = "client brief (set on the Home page)"
+    od = section.on_demand_offer_id
+    row = rows.loc[od] if od and od in rows.index else None
+    if row is not None and not pd.isna(row["on_demand_eur_per_gpu_hour"]) and _close(
+            row["on_demand_eur_per_gpu_hour"], inputs.price_on_demand_eur_per_gpu_hour):
+        out["price_on_demand_eur_per_gpu_hour"] = _offer_text(row, "on-demand price")
+    if section.reserved_origin == "quote":
+        for name in ("price_reserved_eur_per_gpu_hour", "reserved_term_months"):
+            out[name] = "your quote (" + USER_ENTERED + ")"
+    elif section.reserved_origin == "offer" and row is not None and section.reserved_price_id:
+        price = None
+        if prices is not None and len(prices):
+            match = prices[prices["price_id"] == section.reserved_price_id]
+            price = match.iloc[0] if len(match) else None
+        where = f" ({price['source_url']}, retrieved {price['retrieved_at']})" if price is not None else ""
+        for name, what in (("price_reserved_eur_per_gpu_hour", "committed price"),
+                           ("reserved_term_months", "term of the committed price")):
+            out[name] = _offer_text(row, f"{what} {section.reserved_price_id}").rsplit(" (", 1)[0] + (
+                where or f" ({row['source_url']}, as of {row['as_of']})")
+    sid = section.gpu_spec_id
+    if sid and len(specs) and sid in set(specs["gpu_spec_id"]):
+        spec = specs.set_index("gpu_spec_id").loc[sid]
+        if not pd.isna(spec["tdp_watts"]) and _close(float(it_power_kw_per_gpu(float(spec["tdp_watts"]), 1.0)),
+                                                     inputs.power_at_load_kw_per_gpu):
+            out["power_at_load_kw_per_gpu"] = (f"GPU spec {sid}: TDP {spec['tdp_watts']:g} W with the server's share at "
+                                               f"full load (engine.power shared power model) ({spec['source_url']})")
+    return out
+
+
+def tco_inputs_frame(scenario: Scenario, catalog: pd.DataFrame, specs: pd.DataFrame, *, as_text: bool) -> pd.DataFrame:
+    """The TCO inputs: readable name, value (number in engine units, or text in the display currency), unit,
+    source of that value."""
+    d = scenario.display
+    sources = tco_input_sources(scenario.tco, catalog, specs, _prices(scenario), getattr(scenario, "brief", None))
+    rows = []
+    for a in scenario.tco.inputs.assumptions():
+        missing = a.value != a.value
+        value = labels.fmt(a.name, a.value, d.currency, d.usd_per_eur) if as_text else (None if missing else a.value)
+        unit = "fraction (0-1)" if labels.lookup(a.name).kind == "fraction" else labels.unit(a.name)
+        rows.append({"Input": labels.label(a.name), "Value": value, "Unit": unit, "Source": sources[a.name]})
+    return pd.DataFrame(rows)
+
+
+#: How each key result is obtained (the "source" column of the key results).
+RESULT_SOURCES = {
+    "utilisation_fraction": "Rent or own input",
+    "cluster_gpus": "Rent or own input",
+    "tco": "engine.tco from the Rent-or-own inputs (sources in the TCO inputs table)",
+    "workload": "engine.workload on the catalog offers (sources per offer in the Workload cost table)",
+    "placement": "engine.placement (MILP, HiGHS) on the catalog offers and the portfolio",
+    "scoring": "engine.scoring on the catalog offers and the chosen weights and constraints",
+}
+
+
+def results_rows(results: dict[str, object], scenario: Scenario) -> list[dict]:
+    d = scenario.display
+    out = []
+    for key, value in results.items():
+        source = RESULT_SOURCES.get(key) or RESULT_SOURCES.get(key.split("_", 1)[0], "")
+        out.append({"Result": labels.label(key), "Value": labels.fmt(key, value, d.currency, d.usd_per_eur),
+                    "Unit": labels.unit(key, d.currency), "Source": source,
+                    "_number": value if isinstance(value, int | float) and not isinstance(value, bool) else None})
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Workbook
+# --------------------------------------------------------------------------------------------------
 
 
 def _workload(scenario: Scenario):
@@ -41,43 +163,125 @@ def _workload(scenario: Scenario):
     return price_workload(scenario.workload, scenario.display.usd_per_eur)
 
 
-def excel_workbook(store: CatalogStore, scenario: Scenario) -> bytes:
-    """One sheet per page: inputs, results, assumptions; plus the catalog rows used, with sources and dates."""
+def _prices(scenario: Scenario) -> pd.DataFrame | None:
+    """The current price row behind the TCO page's committed price (for its source and date)."""
+    if scenario.tco.reserved_origin != "offer" or not scenario.tco.on_demand_offer_id:
+        return None
+    from ui.catalog import get_store
+
+    return get_store().list_prices([scenario.tco.on_demand_offer_id])
+
+
+def _catalog(scenario: Scenario) -> tuple[pd.DataFrame, pd.DataFrame]:
+    from ui.catalog import offers, table
+
+    return offers(None, scenario.display.usd_per_eur), table("gpu_specs")
+
+
+def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """Column names through the label registry, with their units (engine units: EUR)."""
+    return frame.rename(columns={c: labels.label_with_unit(c) for c in frame.columns if isinstance(c, str)})
+
+
+def _inputs_rows(section, prefix: str) -> pd.DataFrame:
+    from ui.workshop_view import flatten
+
+    flat = {k: v for k, v in flatten(Scenario(**{prefix: section})).items() if k.startswith(prefix + ".")}
+    return pd.DataFrame([{"Input": labels.path_label(k), "Value": labels.fmt(k.rsplit(".", 1)[-1], v)}
+                         for k, v in flat.items()])
+
+
+def _scoring_frames(scenario: Scenario) -> dict[str, pd.DataFrame]:
+    from ui.scoring_view import monte_carlo, score
+
+    scored = score(scenario.scoring, scenario.display.usd_per_eur)
+    r = scored.result
+    if not len(r.order):
+        return {"Scoring": pd.DataFrame({"Result": ["no offer passes the constraints"]})}
+    mc = monte_carlo(r, scenario.scoring.concentration)
+    rows = scored.offers
+    ranking = pd.DataFrame({
+        "Rank": r.ranks[r.order], "Offer": [r.labels[i] for i in r.order], "Score (0-1)": r.scores[r.order],
+        "First place in weight draws (%)": mc.p_first[r.order] * 100,
+        "Source": rows.iloc[r.order]["source_url"].to_numpy(),
+    })
+    weighted = [j for j in range(len(r.criteria)) if r.weights[j] > 0]
+    stability = pd.DataFrame({
+        "Criterion": [r.criteria[j].label for j in weighted],
+        "Weight (%)": [r.weights[j] * 100 for j in weighted],
+        "#1 stays first from (%)": [r.stability.lower[j] * 100 if r.stability is not None else None for j in weighted],
+        "to (%)": [r.stability.upper[j] * 100 if r.stability is not None else None for j in weighted],
+    })
+    return {"Scoring ranking": ranking, "Scoring stability": stability}
+
+
+def _placement_frames(scenario: Scenario, catalog: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    from ui.placement_view import assumptions_frame, plan_table, solve
+
+    d = scenario.display
+    solved = solve(scenario.placement, catalog, d.usd_per_eur)
+    if solved.plan is None:
+        return {"Placement": pd.DataFrame({"Problem": list(solved.problems)})}
+    frame, config = plan_table(solved, catalog, d)
+    frame = frame.drop(columns=[c for c, v in config.items() if v is None], errors="ignore")
+    sym = labels.SYMBOL[d.currency]
+    frame = frame.rename(columns={"Commit rate": f"Commit rate ({sym}/GPU-h)", "Monthly cost": f"Monthly cost ({sym})",
+                                  "Committed use": "Committed use (0-1)"})
+    return {"Placement plan": frame, "Placement assumptions": readable_columns(labels.readable_names(
+        assumptions_frame(solved, scenario.placement, d)))}
+
+
+def excel_workbook(store: CatalogStore, scenario: Scenario, client: str = "", scenario_name: str = "") -> bytes:
+    """One sheet per page: inputs (with the source of each value), results, assumptions; plus the catalog rows
+    used, with sources and dates. Names through :mod:`ui.labels`; text cells neutralised against formulas."""
     tco = evaluate_tco(scenario.tco.inputs)
     priced = _workload(scenario)
     results = key_results(scenario)
+    catalog, specs = _catalog(scenario)
+    names = {"on_demand": "Rent on demand", "reserved": "Rent reserved", "owned": "Own"}
+    head = header(store, scenario, client, scenario_name)
+    summary = pd.DataFrame(
+        [{"Result": k, "Value": v, "Source": ""} for k, v in head]
+        + [{k: r[k] for k in ("Result", "Value", "Source")} for r in results_rows(results, scenario)])
     sheets: dict[str, pd.DataFrame] = {
-        "Summary": pd.DataFrame({"item": ["catalog", *results], "value": [_catalog_line(store), *results.values()]}),
-        "TCO inputs": assumptions_frame(scenario.tco.inputs, scenario.tco, as_text=False),
+        "Summary": summary,
+        "TCO inputs": tco_inputs_frame(scenario, catalog, specs, as_text=False),
         "TCO results": pd.DataFrame({
-            "stop after month": tco.months,
-            **{f"net cost to date, {k}, EUR": v for k, v in tco.cumulative_cost_eur.items() if k in tco.available_options},
+            "Stop after month": tco.months,
+            **{f"Net cost to date, {names.get(k, k)} (EUR)": v for k, v in tco.cumulative_cost_eur.items()
+               if k in tco.available_options},
         }),
-        "TCO totals": pd.DataFrame([
-            {"item": f"{k}: total over {scenario.tco.inputs.horizon_months} months, EUR", "value": tco.total_cost_eur[k]}
-            for k in tco.available_options
-        ] + [{"item": f"{k}: EUR per useful GPU-hour", "value": tco.cost_per_useful_gpu_hour_eur[k]}
-             for k in tco.available_options]
-          + [{"item": f"break-even utilisation {k}", "value": v} for k, v in tco.break_even_utilisation_fraction.items()
-             if v == v]
-          + [{"item": f"owned layer {k}, EUR over the horizon", "value": v} for k, v in tco.owned_breakdown_eur.items()]),
-        "Workload inputs": pd.DataFrame(
-            [{"input": k, "value": str(v)} for k, v in scenario.workload.model_dump(mode="json").items()]),
-        "Workload results": priced.offers.drop(columns=[c for c in priced.offers.columns
-                                                        if priced.offers[c].dtype == object
-                                                        and priced.offers[c].map(lambda v: isinstance(v, list | dict)).any()]),
-        "Workload assumptions": priced.assumptions,
-        "Scenario JSON": pd.DataFrame({"scenario": to_json(scenario).splitlines()}),
+        "TCO totals": pd.DataFrame(
+            [{"Item": f"{names.get(k, k)}: total over {scenario.tco.inputs.horizon_months} months", "Value": tco.total_cost_eur[k],
+              "Unit": "EUR"} for k in tco.available_options]
+            + [{"Item": f"{names.get(k, k)}: cost per useful GPU-hour", "Value": tco.cost_per_useful_gpu_hour_eur[k],
+                "Unit": "EUR/GPU-h"} for k in tco.available_options]
+            + [{"Item": f"Break-even utilisation, {k.replace('_vs_', ' vs ').replace('_', ' ')}", "Value": v,
+                "Unit": "fraction (0-1)"} for k, v in tco.break_even_utilisation_fraction.items() if v == v]
+            + [{"Item": f"Own, {k.replace('_', ' ')} over the horizon", "Value": v, "Unit": "EUR"}
+               for k, v in tco.owned_breakdown_eur.items()]),
+        "Workload inputs": _inputs_rows(scenario.workload, "workload"),
+        "Workload results": readable_columns(priced.offers.drop(columns=[
+            c for c in priced.offers.columns if priced.offers[c].dtype == object
+            and priced.offers[c].map(lambda v: isinstance(v, list | dict)).any()])),
+        "Workload assumptions": readable_columns(labels.readable_names(priced.assumptions)),
+        **_scoring_frames(scenario),
+        **_placement_frames(scenario, catalog),
+        "Scenario JSON": pd.DataFrame({"Scenario (JSON)": to_json(scenario).splitlines()}),
     }
-    offers = store.list_offers(usd_per_eur=scenario.display.usd_per_eur)
-    sheets["Catalog rows used"] = offers[["offer_id", "provider_name", "gpu_model", "form_factor", "region",
-                                          "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",
-                                          "reserved_eur_per_gpu_hour", "native_currency", "source_url", "as_of",
-                                          "verification_status"]]
+    sheets["Catalog rows used"] = readable_columns(catalog[[
+        "offer_id", "provider_name", "gpu_model", "form_factor", "region", "on_demand_eur_per_gpu_hour",
+        "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour", "native_currency", "source_url", "as_of",
+        "verification_status"]])
     buf = io.BytesIO()
     with pd.ExcelWriter(buf, engine="openpyxl") as writer:
         for name, frame in sheets.items():
-            out = frame.copy()
+            if name != "Scenario JSON":  # field names inside notes and sources read as their labels
+                frame = frame.copy()
+                for col in frame.columns:
+                    if frame[col].dtype == object or pd.api.types.is_string_dtype(frame[col]):
+                        frame[col] = frame[col].map(lambda v: labels.in_words(v) if isinstance(v, str) else v)
+            out = neutralise_frame(frame)
             for col in out.columns:
                 if str(out[col].dtype).startswith("datetime64") and getattr(out[col].dt, "tz", None) is not None:
                     out[col] = out[col].dt.tz_localize(None)
@@ -85,64 +289,191 @@ def excel_workbook(store: CatalogStore, scenario: Scenario) -> bytes:
     return buf.getvalue()
 
 
-def report_html(store: CatalogStore, scenario: Scenario) -> str:
-    display = scenario.display
-    inputs = scenario.tco.inputs
+# --------------------------------------------------------------------------------------------------
+# PDF report
+# --------------------------------------------------------------------------------------------------
+
+_UNESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _md(text: str) -> str:
+    """Markdown-ish page text (bold, backslash escapes, line breaks) as safe HTML."""
+    text = html.escape(_UNESCAPE.sub(r"\1", text))
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    text = re.sub(r":material/[a-z_]+:", "", text)
+    return text.replace("\n\n", "<br>").replace("\n- ", "<br>• ").replace("\n", " ")
+
+
+def _link(url: str) -> str:
+    """A source URL as a short clickable text (host and the start of the path; the full URL is the target)."""
+    short = re.sub(r"^https?://(www\.)?", "", url)
+    short = short if len(short) <= 48 else short[:45] + "…"
+    return f"<a href='{html.escape(url, quote=True)}'>{html.escape(short)}</a>"
+
+
+def _table(frame: pd.DataFrame) -> str:
+    def cell(v) -> str:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "—"
+        if isinstance(v, float):
+            return f"{v:,.2f}"
+        if isinstance(v, str) and re.fullmatch(r"https?://\S+", v):
+            return _link(v)
+        return html.escape(labels.in_words(str(v)))
+
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>"
+                   for row in frame.itertuples(index=False))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _chart(fig: go.Figure, first: bool, height: int | None = None) -> str:
+    fig = go.Figure(fig)  # a copy: page figures may be cached and shared
+    fig.update_layout(width=700, height=height or min(int(fig.layout.height or 420), 560))
+    return "<div class='chart'>" + fig.to_html(full_html=False, include_plotlyjs="inline" if first else False,
+                                               config={"staticPlot": True}) + "</div>"
+
+
+def _tco_section(scenario: Scenario, catalog: pd.DataFrame, specs: pd.DataFrame) -> tuple[list[str], list[go.Figure]]:
+    from ui import tco_charts
+    from ui.tco_view import FIELD_LABELS, cached_tornado, utilisation_sweep, verdict
+
+    display, inputs = scenario.display, scenario.tco.inputs
     tco = evaluate_tco(inputs)
     v = verdict(tco, display, scenario.tco.reserved_origin)
-    figures = [
-        tco_charts.totals(tco, display),
-        tco_charts.cumulative(tco, display),
-        tco_charts.cost_vs_utilisation(utilisation_sweep(inputs), tco, display),
-    ]
+    parts = ["<h2>Rent or own</h2>", f"<p><b>{_md(v.headline)}</b></p><p>{_md(v.detail)}</p>",
+             *[f"<p>{_md(note)}</p>" for note in v.notes]]
+    figures = [tco_charts.totals(tco, display), tco_charts.cumulative(tco, display),
+               tco_charts.cost_vs_utilisation(utilisation_sweep(inputs), tco, display),
+               tco_charts.tornado_chart(cached_tornado(inputs, scenario.tco.tornado_pct), FIELD_LABELS)]
+    return parts, figures
+
+
+def _tco_inputs_html(scenario: Scenario, catalog: pd.DataFrame, specs: pd.DataFrame) -> str:
+    return ("<h3>Rent-or-own inputs: value, unit and source of each</h3>"
+            + _table(tco_inputs_frame(scenario, catalog, specs, as_text=True).drop(columns=["Unit"])))
+
+
+def _workload_html(scenario: Scenario) -> str:
+    from ui.workload_view import verdict
+
+    d = scenario.display
     priced = _workload(scenario)
-    results = key_results(scenario)
-    parts = [
-        "<html><head><meta charset='utf-8'><title>GPU Cloud Advisor report</title><style>",
-        "body{font-family:Inter,'Segoe UI',Helvetica,Arial,sans-serif;margin:28px;color:#1f2933}"
-        "h1{font-size:26px} h2{font-size:20px;margin-top:28px} table{border-collapse:collapse;font-size:11px}"
-        "td,th{border:1px solid #d1d5db;padding:3px 6px;text-align:left} .chart{page-break-inside:avoid}",
-        "</style></head><body>",
-        "<h1>GPU Cloud Advisor — scenario report</h1>",
-        f"<p>{html.escape(_catalog_line(store))}. Currency {display.currency} at {display.usd_per_eur:.4f} USD/EUR.</p>",
-        "<h2>Key results</h2><table>",
-        *[f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(val))}</td></tr>" for k, val in results.items()],
-        "</table>",
-        "<h2>Rent or own</h2>",
-        f"<p><b>{html.escape(v.headline)}</b></p><p>{html.escape(v.detail.replace('**', ''))}</p>",
-        *[f"<p>{html.escape(note.replace('**', ''))}</p>" for note in v.notes],
-    ]
-    for i, fig in enumerate(figures):
-        fig.update_layout(width=900, height=420)
-        parts.append("<div class='chart'>" + fig.to_html(full_html=False, include_plotlyjs="inline" if i == 0 else False,
-                                                         config={"staticPlot": True}) + "</div>")
-    parts.append("<h2>Workload cost</h2>")
-    ranked = priced.ranked.head(15)
-    cols = [c for c in ["provider_name", "gpu_model", "region", "cost_eur", "time_hours", "gpu_hours",
-                        "cost_eur_per_million_tokens", "source_url"] if c in ranked.columns]
-    parts.append(ranked[cols].to_html(index=False, float_format=lambda x: f"{x:,.2f}"))
-    parts.append("<h2>Assumptions</h2>")
-    parts.append(assumptions_frame(inputs, scenario.tco).to_html(index=False))
-    parts.append(priced.assumptions.to_html(index=False))
-    parts.append("</body></html>")
+    ranked = priced.ranked.head(10)
+    parts = ["<h2>Workload cost</h2>", f"<p>{_md(verdict(priced, scenario.workload, d))}</p>"]
+    if len(ranked):
+        cols = [c for c in ["label", "cost_eur", "time_hours", "cost_eur_per_million_tokens", "source_url"]
+                if c in ranked.columns]
+        shown = pd.DataFrame({labels.label_with_unit(c, d.currency):
+                              [labels.fmt(c, v, d.currency, d.usd_per_eur) if c not in ("label", "source_url") else v
+                               for v in ranked[c]] for c in cols})
+        parts.append(_table(shown))
+    parts.append("<h3>Workload assumptions</h3>" + _table(readable_columns(labels.readable_names(priced.assumptions))))
     return "".join(parts)
 
 
-def _fmt(value) -> str:
-    if isinstance(value, float):
-        return "—" if value != value else f"{value:,.3f}"
-    return str(value)
+def _scoring_html(scenario: Scenario) -> tuple[str, list[go.Figure]]:
+    from ui.scoring_view import figures, monte_carlo, ranking_table, score, verdict
+
+    d = scenario.display
+    scored = score(scenario.scoring, d.usd_per_eur)
+    r = scored.result
+    parts = ["<h2>Provider scoring</h2>"]
+    if not len(r.order):
+        return "".join(parts) + "<p>No offer passes the hard constraints.</p>", []
+    mc = monte_carlo(r, scenario.scoring.concentration)
+    parts.append(f"<p>{_md(verdict(scored, mc, d))}</p>")
+    frame, _ = ranking_table(scored, d)
+    frame = frame.head(10).rename(columns={"Price": f"Price ({d.currency}/GPU-h)", "Score": "Score (0-1)"})
+    frame = frame[[c for c in frame.columns if c in ("Rank", "Score (0-1)", "Provider", "GPU", "Region",
+                                                     f"Price ({d.currency}/GPU-h)", "Not stated", "Source")]]
+    parts.append(_table(frame))
+    figs = figures(scored, mc)
+    charts = [f for f in (figs.contributions, figs.intervals, figs.p_first) if f is not None]
+    weights = pd.DataFrame({"Criterion": [c.label for c in r.criteria], "Weight": [f"{w:.0%}" for w in r.weights],
+                            "Better": ["lower" if c.objective.value == "min" else "higher" for c in r.criteria]})
+    parts.append("<h3>Weights</h3>" + _table(weights[r.weights > 0]))
+    return "".join(parts), charts
 
 
-def pdf_report(store: CatalogStore, scenario: Scenario, progress: Callable[[float, str], None] | None = None) -> bytes:
-    """Render :func:`report_html` to PDF with headless Chromium (about 2 s)."""
+def _placement_html(scenario: Scenario, catalog: pd.DataFrame) -> tuple[str, list[go.Figure]]:
+    from ui import placement_charts
+    from ui.placement_view import infeasible_message, solve, summary
+
+    d = scenario.display
+    solved = solve(scenario.placement, catalog, d.usd_per_eur)
+    parts = ["<h2>Hybrid placement</h2>"]
+    if solved.plan is None:
+        return "".join(parts) + f"<p>{_md(infeasible_message(solved.problems))}</p>", []
+    parts.append(f"<p>{_md(summary(solved, scenario.placement, d))}</p>")
+    frames = _placement_frames(scenario, catalog)
+    plan = frames["Placement plan"].drop(columns=["Reason"], errors="ignore")
+    parts.append(_table(plan))
+    parts.append("<h3>Placement assumptions</h3>" + _table(frames["Placement assumptions"]))
+    charts = [placement_charts.savings(solved.plan, solved.all_on_demand, solved.dedicated, d),
+              placement_charts.demand_week(solved.plan, solved.week_demand_gpus)]
+    return "".join(parts), charts
+
+
+def report_html(store: CatalogStore, scenario: Scenario, client: str = "", scenario_name: str = "",
+                progress: Callable[[float, str], None] | None = None) -> str:
+    progress = progress or (lambda f, t: None)
+    catalog, specs = _catalog(scenario)
+    progress(0.15, "Rent or own…")
+    results = key_results(scenario)
+    tco_parts, tco_figs = _tco_section(scenario, catalog, specs)
+    progress(0.3, "Scoring…")
+    scoring, scoring_figs = _scoring_html(scenario)
+    progress(0.4, "Placement…")
+    placement, placement_figs = _placement_html(scenario, catalog)
+    head = header(store, scenario, client, scenario_name)
+    first = [True]
+
+    def chart(fig: go.Figure) -> str:
+        out = _chart(fig, first[0])
+        first[0] = False
+        return out
+
+    parts = [
+        "<html><head><meta charset='utf-8'><title>GPU Cloud Advisor report</title><style>",
+        "@page{size:A4;margin:14mm} body{font-family:Inter,'Segoe UI',Helvetica,Arial,sans-serif;margin:0;"
+        "color:#1f2933;font-size:13px} h1{font-size:24px;margin:0 0 4px} h2{font-size:19px;margin-top:22px;"
+        "border-bottom:2px solid #4f46e5;padding-bottom:3px;page-break-after:avoid} h3{font-size:14px;"
+        "page-break-after:avoid} table{border-collapse:collapse;font-size:12px;width:100%;margin:6px 0}"
+        "td,th{border:1px solid #d1d5db;padding:2px 5px;text-align:left;vertical-align:top;overflow-wrap:anywhere}"
+        "th{background:#f3f4f6} a{color:#1d4ed8;text-decoration:none} .chart{page-break-inside:avoid;margin:8px 0} .head td{font-size:13px;border:none;"
+        "padding:1px 8px 1px 0} .head th{font-size:13px;border:none;background:none;padding:1px 12px 1px 0}",
+        "</style></head><body>",
+        f"<h1>GPU Cloud Advisor report{': ' + html.escape(client) if client else ''}</h1>",
+        "<table class='head'>" + "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                                         for k, v in head) + "</table>",
+        "<h2>Key results</h2>",
+        _table(pd.DataFrame(results_rows(results, scenario)).drop(columns=["_number", "Unit"])),
+        *tco_parts,
+        *[chart(f) for f in tco_figs],
+        _tco_inputs_html(scenario, catalog, specs),
+        _workload_html(scenario),
+        scoring,
+        *[chart(f) for f in scoring_figs],
+        placement,
+        *[chart(f) for f in placement_figs],
+        "<h2>Sources</h2><p>Every catalog price and spec is listed with its source URL and date in the workbook "
+        "(sheet “Catalog rows used”); the defaults of the cost models name their sources in the tables above.</p>",
+        "</body></html>",
+    ]
+    return "".join(parts)
+
+
+def pdf_report(store: CatalogStore, scenario: Scenario, progress: Callable[[float, str], None] | None = None,
+               client: str = "", scenario_name: str = "") -> bytes:
+    """Render :func:`report_html` to PDF with headless Chromium (a few seconds)."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         raise RuntimeError("The PDF report needs Debian's chromium (apt-get install chromium); the Excel workbook "
                            "works without it.")
     progress = progress or (lambda f, t: None)
-    progress(0.1, "Computing every page…")
-    page = report_html(store, scenario)
+    progress(0.05, "Computing every page…")
+    page = report_html(store, scenario, client, scenario_name, progress)
     progress(0.5, "Printing the report…")
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "report.html", Path(tmp) / "report.pdf"

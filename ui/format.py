@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import numpy as np
 import pandas as pd
@@ -40,3 +41,27 @@ def age_days(as_of_date: pd.Series, today: dt.date | None = None) -> pd.Series:
 
 def age_label(days: pd.Series, stale_after_days: int = 180) -> pd.Series:
     return days.map(lambda d: "—" if pd.isna(d) else (f"⚠ stale · {int(d)} d" if d > stale_after_days else f"{int(d)} d"))
+
+
+#: Characters that mean something inside a line of Markdown (links, images, emphasis, code, HTML, entities,
+#: Streamlit's :colour[..] and :icon: directives, LaTeX, strikethrough, tables); a block marker (-, +, =, #, >,
+#: "1.") matters only at the start, handled separately. Hyphens and dots inside a name stay as typed.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\](){}<>!:$~|&#])")
+#: Where GitHub-flavoured Markdown turns bare text into a link (http://, www., e-mail addresses): that step runs on
+#: the text after escapes are resolved, so a word joiner (U+2060, invisible) is put inside the trigger instead.
+_AUTOLINK = re.compile(r"(?i)(?<=https)(?=:)|(?<=http)(?=:)|(?<=www)(?=\.)|(?=@)")
+WORD_JOINER = "\u2060"
+
+
+def plain(text: object) -> str:
+    """User text (a name, a link parameter, a catalog note) made safe to place inside Markdown: every character
+    with a meaning inside a line is backslash-escaped (CommonMark lets any ASCII punctuation be escaped), so
+    images, links, HTML, emphasis, Streamlit colour/icon directives (``:red[..]``, ``:material/..:``) and LaTeX
+    (``$``) all show as the characters typed, and a leading list or heading marker is escaped; bare URLs and
+    e-mail addresses are kept from becoming links by an invisible word joiner; line breaks become spaces so a
+    name cannot start a new block."""
+    one_line = " ".join(str(text).split())
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, one_line))
+    if escaped[:1] in ("-", "+", "="):  # would start a list item or a heading underline
+        return "\\" + escaped
+    return re.sub(r"^(\d+)\.", r"\1\\.", escaped)  # "1." would start an ordered list ("1)": ")" is escaped)

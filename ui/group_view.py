@@ -11,10 +11,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from catalog.errors import CatalogError
-from catalog.store import CatalogStore
+from catalog.store import MAX_PARTICIPANT_NAME, CatalogStore
 from engine.group import aggregate
 from engine.scoring import CRITERIA, CRITERION_NAMES
 from ui.charts import style
+from ui.format import plain
 from ui.scenario import get_scenario, update_scenario
 from ui.scoring_view import score, weight_key
 
@@ -31,11 +32,33 @@ def _top(points: dict[str, float]) -> str:
     return f"{top['provider_name']} · {top['gpu_model']} · {top['region']}"
 
 
+VOTER_PARAM = "voter"
+VOTER_KEY = "_voter"
+
+
+def _voter() -> str:
+    """This browser session's voter secret. It also lives in the URL (``?voter=``), so a participant who
+    reloads the join page can still change their own vote; nobody else can."""
+    token = st.query_params.get(VOTER_PARAM) or st.session_state.get(VOTER_KEY)
+    if not token or not (16 <= len(token) <= 64) or not token.replace("-", "").replace("_", "").isalnum():
+        token = secrets.token_urlsafe(16)
+    st.session_state[VOTER_KEY] = token
+    if st.query_params.get(VOTER_PARAM) != token:
+        st.query_params[VOTER_PARAM] = token
+    return token
+
+
 def participant_form(store: CatalogStore, code: str) -> None:
-    st.subheader(f"Group weighting · session {code}")
+    if not store.group_session_exists(code):
+        st.title("Group weighting")
+        st.error("This join link is not valid: no group session has this code. Ask the consultant for the link "
+                 "again (copy the whole link).", icon=":material/link_off:")
+        return
+    voter = _voter()
+    st.subheader("Group weighting")
     st.markdown("Set how much each criterion matters **to you** (0 = not at all, 100 = most), then submit. "
-                "You can submit again to change your answer.")
-    name = st.text_input("Your name", key="gw_name")
+                "You can submit again from this browser to change your answer.")
+    name = st.text_input("Your name", key="gw_name", max_chars=MAX_PARTICIPANT_NAME)
     defaults = get_scenario().scoring.points()
     cols = st.columns(3)
     points = {}
@@ -43,10 +66,10 @@ def participant_form(store: CatalogStore, code: str) -> None:
         points[c.name] = float(cols[i % 3].slider(c.label, 0, 100, int(round(defaults[c.name])), key=f"gw_{c.name}"))
     if st.button("Submit my weights", type="primary", key="gw_submit", disabled=not (name or "").strip()):
         try:
-            store.submit_vote(code, name, points)
-            st.success(f"Thanks {name.strip()}: your weights are in. The consultant's screen updates by itself.")
+            store.submit_vote(code, name, points, voter=voter)
+            st.success(f"Thanks {plain(name.strip())}: your weights are in. The consultant's screen updates by itself.")
         except CatalogError as exc:
-            st.error(str(exc))
+            st.error(plain(str(exc)))
 
 
 def _join_url(code: str) -> str:
@@ -54,18 +77,26 @@ def _join_url(code: str) -> str:
     return f"{base}/workshop?{JOIN_PARAM}={code}"
 
 
-def consultant_view(store: CatalogStore) -> None:
+def consultant_view(store: CatalogStore, workspace: str | None) -> None:
+    if workspace is None:
+        st.info("Open a client workspace (above) to run a group session: each participant opens the join link on "
+                "their own device and sets the scoring weights; this screen shows the group's weights.")
+        return
     section = get_scenario().scoring
     code = section.group_code
     c1, c2 = st.columns([3, 1])
     if c2.button("Start a new group session", key="gw_start"):
-        code = secrets.token_hex(3).upper()
+        try:
+            code = store.create_group_session(workspace)
+        except CatalogError as exc:
+            st.error(str(exc))
+            return
         update_scenario(scoring=section.model_copy(update={"group_code": code, "group_votes": {}}))
     if not code:
         c1.info("Start a group session: each participant opens the join link on their own device and sets the "
                 "scoring weights; this screen shows the group's weights and how far opinions differ.")
         return
-    c1.markdown(f"### Join code **{code}**")
+    c1.markdown("### Join link")
     c1.code(_join_url(code), language=None)
     live_panel(store, code)
 
@@ -79,7 +110,7 @@ def live_panel(store: CatalogStore, code: str) -> None:
     names = list(votes)
     matrix = np.array([[votes[n].get(c, 0.0) for c in CRITERION_NAMES] for n in names])
     group = aggregate(matrix)
-    st.markdown(f"**{len(names)} participant(s)**: {', '.join(names)}")
+    st.markdown(f"**{len(names)} participant(s)**: {plain(', '.join(names))}")
     st.plotly_chart(group_chart(group), width="stretch", key="gw_chart")
     if group.vetoed.any():
         st.caption("Geometric mean: a criterion someone weighted 0 gets 0 group weight ("

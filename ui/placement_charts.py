@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from engine.money import from_eur
 from engine.placement import PlacementPlan
-from ui.charts import PRICE_COLOURS, style
+from ui.charts import PRICE_COLOURS, fs, presenting, style
 from ui.format import SYMBOL
 from ui.scenario import DisplaySettings
 
@@ -53,7 +53,7 @@ def demand_week(plan: PlacementPlan, demand_gpus: np.ndarray) -> go.Figure:
                                  hovertemplate="committed: %{y:.0f} GPUs<extra></extra>"))
     fig.update_xaxes(tickformat="%a %H:%M", dtick=12 * 3600 * 1000, title=None)
     fig.update_yaxes(title="GPUs in use", rangemode="tozero")
-    fig.update_layout(hovermode="x unified", legend=dict(font=dict(size=13), traceorder="normal"))
+    fig.update_layout(hovermode="x unified", legend=dict(font=dict(size=fs(13)), traceorder="normal"))
     return style(fig, height=500, title="Demand in a typical week: committed GPUs and burst")
 
 
@@ -69,14 +69,16 @@ def savings(plan: PlacementPlan, on_demand: PlacementPlan | None, dedicated: Pla
     bars += [(name, p, colour) for name, p, colour in [("All on demand", on_demand, ON_DEMAND),
                                                         ("Dedicated for peak", dedicated, DEDICATED)] if p is not None]
     costs = _money([p.total_cost_eur_per_month for _, p, _ in bars], display)
+    big = presenting()  # projector: the label on two lines, so that its larger type stays inside the figure
     text = [f"{sym}{costs[0]:,.0f}"]
     for (_, p, _), c in zip(bars[1:], costs[1:], strict=True):
         _, pct = plan.savings_against(p)
-        text.append(f"{sym}{c:,.0f} · plan saves {pct:.0%}")
+        text.append(f"{sym}{c:,.0f}{'<br>' if big else ' · '}plan saves {pct:.0%}")
     fig = go.Figure(go.Bar(
         x=costs, y=[b[0] for b in bars], orientation="h", marker_color=[b[2] for b in bars], text=text,
         textposition="outside", cliponaxis=False, hovertemplate=f"%{{y}}: {sym}%{{x:,.0f}} a month<extra></extra>"))
-    fig.update_xaxes(title=f"{sym} per month", tickprefix=sym, rangemode="tozero", range=[0, costs.max() * 1.45])
+    fig.update_xaxes(title=f"{sym} per month", tickprefix=sym, rangemode="tozero",
+                     range=[0, costs.max() * (1.7 if big else 1.45)])
     fig.update_yaxes(autorange="reversed", title=None)
     return style(fig, height=330, title="Monthly cost against both baselines")
 

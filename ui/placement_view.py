@@ -38,7 +38,7 @@ from engine.scope import OfferScope, is_marketplace, scope_constraints
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
 from ui.catalog import catalog_key
-from ui.format import SYMBOL, money
+from ui.format import SYMBOL, money, plain
 from ui.scenario import DisplaySettings, PlacementSection, get_scenario, update_scenario
 
 
@@ -152,7 +152,7 @@ def rows_to_workloads(frame: pd.DataFrame) -> tuple[list[Workload], list[str]]:
             continue
         data = {f: (int(v) if f in int_fields and float(v).is_integer() else v)
                 for f, v in values.items() if v is not None}
-        label = f"Row {pos}" + (f" ('{values['name']}')" if values["name"] else "")
+        label = f"Row {pos}" + (f" ('{plain(values['name'])}')" if values["name"] else "")
         try:
             w = Workload(**data)
         except ValidationError as exc:
@@ -481,10 +481,10 @@ def summary(solved: Solved, section: PlacementSection, display: DisplaySettings)
              if dp == dp else f". The dedicated-for-peak baseline is not possible: {solved.dedicated_problem}.")
     sensitive = [w.name for w in solved.workloads if w.is_sensitive or w.latency_sensitive]
     if sensitive:
-        text += f" {len(sensitive)} of {n} workloads are restricted to EU venues ({', '.join(sensitive)})."
+        text += f" {len(sensitive)} of {n} workloads are restricted to EU venues ({plain(', '.join(sensitive))})."
     idle = [pl.workload for pl in plan.placements if pl.committed_gpus == 0 and pl.peak_demand_gpus > 0]
     if idle:
-        text += (f" {len(idle)} commit nothing ({', '.join(idle)}): no eligible commitment beats paying as used "
+        text += (f" {len(idle)} commit nothing ({plain(', '.join(idle))}): no eligible commitment beats paying as used "
                  "(see the reasons).")
     term = section.commitment_term_years
     by_source: dict[str, list[str]] = {}
@@ -492,11 +492,11 @@ def summary(solved: Solved, section: PlacementSection, display: DisplaySettings)
         if pl.committed_rate_is_estimated and pl.committed_gpus:
             by_source.setdefault(solved.estimate_source.get(pl.committed_venue_id, "a discount"), []).append(pl.workload)
     if "Epoch AI discount" in by_source:
-        text += (f" The commitments of {', '.join(by_source['Epoch AI discount'])} use a reserved rate **estimated** "
+        text += (f" The commitments of {plain(', '.join(by_source['Epoch AI discount']))} use a reserved rate **estimated** "
                  f"for a {term}-year term from the Epoch AI discount, not a published price.")
     if "your assumed discount" in by_source:
         pct = f" of {section.other_provider_discount_fraction:.0%}" if section.other_provider_discount_fraction else ""
-        text += (f" The commitments of {', '.join(by_source['your assumed discount'])} use a reserved rate from "
+        text += (f" The commitments of {plain(', '.join(by_source['your assumed discount']))} use a reserved rate from "
                  f"**your assumed discount**{pct} for a {term}-year term: your input, not a published price or a "
                  "source's estimate.")
     return text

@@ -20,10 +20,15 @@ from engine.workload import DEFAULT_ASSUMPTIONS, InferenceService, TrainingJob
 
 SCENARIO_KEY = "scenario"
 SCENARIO_VERSION = 2
+#: Count caps on what a share link or file may carry (issue #15: 2,000 workloads took 42 s on Placement).
+MAX_WORKLOADS = 100
+MAX_VENUE_CAPACITIES = 500
+MAX_GROUP_VOTES = 50
+MAX_NAME_CHARS = 120
 
 
 class DisplaySettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     currency: Literal["EUR", "USD"] = "EUR"
     usd_per_eur: float = Field(default=DEFAULT_USD_PER_EUR, gt=0.1, lt=10.0, description="USD per EUR")
@@ -88,7 +93,7 @@ class TcoSection(BaseModel):
     the on-demand offer's own committed price (``reserved_origin="offer"``, ``reserved_price_id``) or the
     user's quote (``"quote"``); ``None`` means no committed price, and reserved takes no part."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     inputs: TcoInputs = TcoInputs(cluster_gpus=DEFAULT_BRIEF.cluster_gpus, horizon_months=DEFAULT_BRIEF.horizon_months,
                                   utilisation_fraction=DEFAULT_BRIEF.utilisation_fraction)
@@ -105,7 +110,7 @@ class TcoSection(BaseModel):
 class WorkloadSection(BaseModel):
     """Workload cost page: the job or service priced, and how missing catalog values and prices are treated."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     mode: Literal["training", "inference"] = "training"
     preset: str = "llama-2-70b"
@@ -138,7 +143,7 @@ class ScoringSection(BaseModel):
     """Scoring page: preset, weights (points), hard constraints, method, missing-data rule, price basis and
     the weight uncertainty of the Monte Carlo. Engine units: the maximum price is in EUR per GPU-hour."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     preset: str = "Regulated enterprise"
     weight_points: dict[str, float] = Field(default_factory=dict)  # empty: the preset's weights
@@ -152,13 +157,32 @@ class ScoringSection(BaseModel):
     missing: Literal["worst", "exclude"] = "worst"
     price_basis: Literal["on_demand", "reserved", "reserved_1y", "reserved_3y", "spot", "cheapest"] = "on_demand"
     concentration: float = Field(default=20.0, gt=0, le=1000, description="Dirichlet concentration [-]")
-    group_code: str | None = None  # group-weighting session of a workshop
+    group_code: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{4,64}$")  # group-weighting session
     group_votes: dict[str, dict[str, float]] = Field(default_factory=dict)  # participant -> weight points
     # Like-for-like (ui.offer_scope): which offers compete. Default: the brief's GPU class (H100 / H200),
     # holding its 70B model as a full fine-tune sharded over its 16 GPUs (78 GB per GPU). Residency stays in
     # ``constraints``.
     scope: OfferScope = OfferScope(gpu_models=DEFAULT_BRIEF.gpu_models, fit=WorkloadFit(
         model_params_b=DEFAULT_BRIEF.model_params_billion or 70.0, use="training", n_gpus=DEFAULT_BRIEF.cluster_gpus))
+
+    @field_validator("group_votes")
+    @classmethod
+    def _votes_capped(cls, votes: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        if len(votes) > MAX_GROUP_VOTES:
+            raise ValueError(f"at most {MAX_GROUP_VOTES} participants")
+        for name, points in votes.items():
+            if not 0 < len(name) <= MAX_NAME_CHARS:
+                raise ValueError(f"participant names are 1 to {MAX_NAME_CHARS} characters")
+            if set(points) - set(CRITERION_NAMES) or any(not 0 <= v <= 100 for v in points.values()):
+                raise ValueError("each vote holds known criteria with 0 to 100 points")
+        return votes
+
+    @field_validator("constraints")
+    @classmethod
+    def _few_certifications(cls, constraints: Constraints) -> Constraints:
+        if len(constraints.required_certifications) > 50:
+            raise ValueError("at most 50 required certifications")
+        return constraints
 
     @field_validator("preset")
     @classmethod
@@ -187,10 +211,10 @@ class PlacementSection(BaseModel):
     """Placement page: the workload portfolio and the venue settings. ``example`` names one of the page's
     example portfolios (ui.placement_view.EXAMPLES); an unknown name falls back to the first one."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     example: str = "EU fintech"
-    workloads: list[Workload] = Field(default_factory=list)  # empty: the chosen example portfolio
+    workloads: list[Workload] = Field(default_factory=list, max_length=MAX_WORKLOADS)  # empty: the example
     # None: published reserved prices only; 1 or 3: estimate missing ones from the Epoch discounts.
     commitment_term_years: Literal[1, 3] | None = 3
     other_provider_discount_fraction: float | None = Field(
@@ -208,6 +232,8 @@ class PlacementSection(BaseModel):
     @classmethod
     def _unique_names(cls, workloads: list[Workload]) -> list[Workload]:
         names = [w.name for w in workloads]
+        if any(len(n) > MAX_NAME_CHARS for n in names):
+            raise ValueError(f"workload names are at most {MAX_NAME_CHARS} characters")
         if len(set(names)) != len(names):
             raise ValueError("workload names must be unique")
         return workloads
@@ -215,13 +241,15 @@ class PlacementSection(BaseModel):
     @field_validator("capacity_gpus")
     @classmethod
     def _non_negative(cls, capacity: dict[str, float]) -> dict[str, float]:
+        if len(capacity) > MAX_VENUE_CAPACITIES:
+            raise ValueError(f"at most {MAX_VENUE_CAPACITIES} venue capacities")
         if any(not v >= 0 for v in capacity.values()):
             raise ValueError("venue capacities must be >= 0 GPUs")
         return capacity
 
 
 class Scenario(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     version: int = SCENARIO_VERSION
     display: DisplaySettings = DisplaySettings()

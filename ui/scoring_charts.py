@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from engine.scoring import CRITERIA, MonteCarloResult, ScoringResult
-from ui.charts import MISSING, style
+from ui.charts import MISSING, presenting, style
 
 #: 15 distinguishable colours, one per criterion in CRITERIA order (price first, in the app's blue).
 CRITERION_COLOURS = dict(zip([c.name for c in CRITERIA], [
@@ -26,10 +26,32 @@ def _weighted(result: ScoringResult) -> list[int]:
     return [int(j) for j in np.argsort(-result.weights, kind="stable") if result.weights[j] > 0]
 
 
+def _wrap(text: str, width: int = 14) -> str:
+    """Break ``text`` once, at the space nearest its middle, when it is longer than ``width`` characters."""
+    if len(text) <= width or " " not in text:
+        return text
+    spaces = [i for i, ch in enumerate(text) if ch == " "]
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return text[:cut] + "<br>" + text[cut + 1:]
+
+
+def unique_labels(labels: list[str]) -> list[str]:
+    """Labels made distinct: two offers may read the same (same provider, GPU and region; a tie even shares
+    the rank), and plotly stacks bars with the same category into one. Repeats get " (2nd offer)", …"""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        n = seen[label]
+        out.append(label if n == 1 else f"{label} ({n}{'nd' if n == 2 else 'rd' if n == 3 else 'th'} offer)")
+    return out
+
+
 def contributions(result: ScoringResult, positions: np.ndarray, labels: list[str]) -> go.Figure:
     """Stacked bars: each weighted criterion's part w_j a_ij of the weighted-sum score, for the offers at
     ``positions`` (best first). Criteria that do not separate the ranked offers add the same to everyone and
     are merged into one grey part. For TOPSIS the bars are the additive view of the same weights."""
+    labels = unique_labels(list(labels))
     part = result.normalised[positions] * result.weights
     total = part.sum(axis=1)
     fig = go.Figure()
@@ -61,8 +83,9 @@ def contributions(result: ScoringResult, positions: np.ndarray, labels: list[str
     n_legend = len(fig.data) - 1
     fig = style(fig, height=200 + 58 * len(labels) + 24 * ((n_legend + 1) // 2),
                 title="Why #1 wins: each criterion's part of the score")
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.16, x=0, xanchor="left", font=dict(size=13),
-                                  traceorder="normal"))
+    if not presenting():  # the projector keeps style()'s legend at the right
+        fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.16, x=0, xanchor="left",
+                                      font=dict(size=13), traceorder="normal"))
     return fig
 
 
@@ -71,7 +94,9 @@ def radar(result: ScoringResult, positions: np.ndarray, labels: list[str]) -> go
     axes = [j for j in _weighted(result) if result.criteria[j].name not in result.uninformative]
     if len(axes) < 3:
         axes = _weighted(result)
-    theta = [result.criteria[j].label.split(" (")[0] for j in axes]
+    # Axis names on two lines when long: at the left and right edges one long line was cut off.
+    theta = [_wrap(result.criteria[j].label.split(" (")[0]) for j in axes]
+    labels = unique_labels(list(labels))
     fig = go.Figure()
     for k, (i, label) in enumerate(zip(positions, labels, strict=True)):
         r = result.normalised[i, axes]
@@ -82,7 +107,9 @@ def radar(result: ScoringResult, positions: np.ndarray, labels: list[str]) -> go
     fig.update_layout(polar=dict(radialaxis=dict(range=[0, 1], tickvals=[0.25, 0.5, 0.75, 1], tickfont=dict(size=11)),
                                  angularaxis=dict(tickfont=dict(size=13))))
     fig = style(fig, height=520, title="Top 3 on the criteria that separate them (1 = best)")
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.06, x=0), margin=dict(l=100, r=100, b=10))
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.06, x=0, yref="paper"), margin=dict(l=100, r=100, b=10))
+    if presenting():  # style()'s legend at the foot of the figure
+        fig.update_layout(height=680, legend=dict(yref="container", y=0, yanchor="bottom"))
     return fig
 
 
@@ -99,6 +126,7 @@ def stability_intervals(result: ScoringResult, rival_labels: dict[int, str]) -> 
         return [rival_labels.get(int(p), "nobody") if p >= 0 else "nobody" for p in rivals]
 
     below, above = who(iv.lower_rival[js]), who(iv.upper_rival[js])
+    lo, hi = np.clip(lo, 0, 100) + 0.0, np.clip(hi, 0, 100) + 0.0  # no "-0" from a bound at -1e-15
     fig = go.Figure()
     fig.add_trace(go.Bar(
         x=hi - lo, base=lo, y=names, orientation="h", name="#1 stays first",
@@ -123,7 +151,7 @@ def p_first(result: ScoringResult, mc: MonteCarloResult, labels: dict[int, str],
     """Probability of first place over the weight draws, offers that were ever first (at most ``top_n``)."""
     order = [int(i) for i in np.argsort(-mc.p_first, kind="stable") if mc.p_first[i] > 0][:top_n]
     top = int(result.order[0])
-    names = [labels[i] for i in order]
+    names = unique_labels([labels[i] for i in order])
     p = mc.p_first[order] * 100
     fig = go.Figure(go.Bar(
         x=p, y=names, orientation="h", marker_color=[TOP if i == top else MISSING for i in order],

@@ -348,7 +348,9 @@ def _p_first_figure(_scored: Scored, _mc: MonteCarloResult, key: tuple) -> go.Fi
 
 def figures(scored: Scored, mc: MonteCarloResult) -> Figures:
     """The page's four charts, cached per ranking (and concentration for the Monte Carlo chart)."""
-    return Figures(*_ranking_figures(scored, scored.key), _p_first_figure(scored, mc, (*scored.key, mc.concentration)))
+    big = charts.presenting()  # presentation mode draws larger chart text: a figure of its own
+    return Figures(*_ranking_figures(scored, (*scored.key, big)),
+                   _p_first_figure(scored, mc, (*scored.key, mc.concentration, big)))
 
 
 def _rank_labels(result: ScoringResult) -> dict[int, str]:
@@ -429,7 +431,7 @@ def verdict(scored: Scored, mc: MonteCarloResult, display: DisplaySettings) -> s
         if fragile not in picks:
             picks.append(fragile)
         of = " of the weight that counts" if r.uninformative else ""
-        parts = [f"the weight of {r.criteria[j].label} is between **{iv.lower[j] + 0.0:.0%} and {iv.upper[j]:.0%}** "
+        parts = [f"the weight of {r.criteria[j].label} is between **{max(iv.lower[j], 0.0) + 0.0:.0%} and {iv.upper[j]:.0%}** "
                  f"(now {w[j]:.0%}{of})" for j in picks]
         text += "It stays first while " + ", and while ".join(parts) + " (the other weights keep their proportions). "
     text += (f"It is first in **{mc.p_first[top]:.0%} of {mc.n_samples:,} weight draws** around these weights "

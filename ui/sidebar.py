@@ -13,9 +13,26 @@ PRESENTATION_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
-[data-testid="stMetricValue"] { font-size: 3.2rem !important; }
+/* key numbers: the largest text on the screen after the page title, their labels smaller */
+[data-testid="stMetric"] { container-type: inline-size; }  /* the value's size follows its own column */
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] div, [data-testid="stMetricValue"] p {
+  font-size: clamp(1.7rem, 17cqw, 3.4rem) !important; line-height: 1.15 !important; height: auto !important;
+  overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p {
+  font-size: 1.05rem !important; white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; height: auto !important; }
+[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
+  font-size: 1.2rem !important; }
 [data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-left: 2rem; padding-right: 2rem; }
+/* no text cut off with an ellipsis (widget labels, page links): it wraps instead */
+.stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stPageLink"] p, [data-testid="stWidgetLabel"] p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+/* the page links in full: a wider sidebar and wrapping instead of an ellipsis */
+section[data-testid="stSidebar"] { width: 25rem !important; min-width: 25rem !important; }
+[data-testid="stSidebarNav"] a, [data-testid="stSidebarNav"] a * { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; height: auto !important; max-width: none !important; }
 </style>"""
+PRESENT_PARAM = "present"
 
 
 def _store_display() -> None:
@@ -41,7 +58,10 @@ def draw_sidebar() -> DisplaySettings:
         )
         if abs(st.session_state["_usd_per_eur"] - DEFAULT_USD_PER_EUR) < 1e-12:
             st.caption(f"ECB reference rate of {DEFAULT_FX_AS_OF}: set today's rate for current figures.")
-        presenting = st.toggle("Presentation mode", key="_presentation", help="Larger type for a projector.")
+        if st.query_params.get(PRESENT_PARAM) == "1" and "_presentation" not in st.session_state:
+            st.session_state["_presentation"] = True  # ?present=1 opens a page ready for the projector
+        presenting = st.toggle("Presentation mode", key="_presentation",
+                               help="Larger type and chart text (at least 18 px) for a projector.")
     if presenting:
         st.html(PRESENTATION_CSS)
     return get_scenario().display

@@ -11,8 +11,9 @@ import plotly.graph_objects as go
 
 from engine.money import from_eur
 from engine.tco import LAYERS, Pair, TcoResult, TornadoResult
-from ui.charts import style
+from ui.charts import fs, presenting, style
 from ui.format import SYMBOL
+from ui.labels import label
 from ui.scenario import DisplaySettings
 
 OPTION_COLOURS = {"on_demand": "#2563eb", "reserved": "#10b981", "owned": "#7c3aed"}
@@ -92,15 +93,23 @@ def totals(result: TcoResult, display: DisplaySettings) -> go.Figure:
                              marker_color=OPTION_COLOURS[option], text=[f"{sym}{value:,.0f}"], textposition="inside",
                              hovertemplate=f"{OPTION_NAMES[option]}: {sym}%{{x:,.0f}}<extra></extra>"))
     own_total = float(_conv(result.total_cost_eur["owned"], display))
-    fig.add_trace(go.Scatter(y=["Own"], x=[own_total], mode="markers+text", marker=dict(symbol="line-ns", size=26,
-                             line=dict(width=3, color="#111827")), text=[f"  net {sym}{own_total:,.0f}"],
-                             textposition="middle right", showlegend=False, cliponaxis=False,
+    fig.add_trace(go.Scatter(y=["Own"], x=[own_total], mode="markers", marker=dict(symbol="line-ns", size=26,
+                             line=dict(width=3, color="#111827")), showlegend=False,
                              hovertemplate=f"Own, net of resale: {sym}%{{x:,.0f}}<extra></extra>"))
-    fig.update_xaxes(title=f"Total over {_span(result)}, {result.inputs.cluster_gpus} GPUs ({sym})", tickprefix=sym)
+    gross = float(_conv(sum(v for v in result.owned_breakdown_eur.values() if v > 0), display))
+    fig.add_trace(go.Scatter(y=["Own"], x=[gross], mode="text", text=[f"  net {sym}{own_total:,.0f}" + ("" if presenting() else " (black line)")],
+                             textposition="middle right", showlegend=False, cliponaxis=False, hoverinfo="skip"))
+    # Room right of the longest bar for the "net" label, left of zero for the resale credit.
+    low = min(0.0, float(_conv(result.owned_breakdown_eur["residual_credit"], display)))
+    high = max(float(_conv(result.total_cost_eur[o], display)) for o in result.available_options)
+    high = max(high, float(_conv(sum(v for v in result.owned_breakdown_eur.values() if v > 0), display)))
+    fig.update_xaxes(title=f"Total over {_span(result)}, {result.inputs.cluster_gpus} GPUs ({sym})", tickprefix=sym,
+                     range=[low * 1.05, max(high * 1.15, gross * (2.3 if presenting() else 1.75))])
     fig = style(fig, height=470, title=f"What each option costs over {_span(result)}")
-    fig.update_layout(barmode="relative", legend=dict(orientation="h", y=-0.28, yanchor="top", x=0, font=dict(size=12),
-                                                          entrywidth=0.5, entrywidthmode="fraction"),
-                      margin=dict(b=120))
+    fig.update_layout(barmode="relative")
+    if not presenting():  # on a projector style() puts the legend at the foot of the figure
+        fig.update_layout(legend=dict(orientation="h", y=-0.28, yanchor="top", x=0, font=dict(size=12), yref="paper",
+                                      entrywidth=0.5, entrywidthmode="fraction"), margin=dict(b=120))
     return fig
 
 
@@ -118,7 +127,7 @@ def cumulative(result: TcoResult, display: DisplaySettings) -> go.Figure:
                                  marker=dict(size=11, color=OPTION_COLOURS[option], line=dict(width=2, color="white"))))
     fig.add_annotation(x=result.months[-1], y=float(_conv(result.total_cost_eur[result.cheapest_option], display)),
                        text=f"horizon end: {OPTION_NAMES[result.cheapest_option].lower()} lowest", showarrow=True,
-                       arrowhead=2, ax=-70, ay=-40, font=dict(size=13))
+                       arrowhead=2, ax=-150 if presenting() else -70, ay=-40, font=dict(size=fs(13)))
     fig.update_xaxes(title="Stop after month", range=[0, result.months[-1] + 1])
     fig.update_yaxes(title=f"Net cost to date, {result.inputs.cluster_gpus} GPUs ({sym})", tickprefix=sym, rangemode="tozero")
     fig = style(fig, height=470, title="Net cost to date<br><sup>if you stop after a month: hardware resold at its value "
@@ -131,7 +140,7 @@ def tornado_chart(result: TornadoResult, labels: dict[str, str] | None = None) -
     labels = labels or {}
     bars = [b for b in result.bars if math.isfinite(b.swing)][:10][::-1]
     base = result.base_break_even_utilisation_fraction
-    names = [labels.get(b.name, b.name.replace("_", " ")) for b in bars]
+    names = [labels.get(b.name) or label(b.name) for b in bars]  # never a raw field name (ui.labels)
     fig = go.Figure()
     fig.add_trace(go.Bar(y=names, x=[b.break_even_at_low - base for b in bars], base=base, orientation="h",
                          name=f"input −{result.pct:.0%}", marker_color="#60a5fa",
@@ -143,7 +152,8 @@ def tornado_chart(result: TornadoResult, labels: dict[str, str] | None = None) -
                          hovertemplate="%{y} = %{customdata[0]:.4g}: break-even %{customdata[1]:.1%}<extra></extra>"))
     fig.add_vline(x=base, line_color="#111827")
     fig.update_layout(barmode="overlay")
-    fig.update_xaxes(title=f"Break-even utilisation, own vs rent on demand (base {base:.0%}, black line)",
+    # On two lines: in a half-width column one line ran past the figure's right edge.
+    fig.update_xaxes(title=f"Break-even utilisation, own vs rent on demand<br>(black line: base {base:.0%})",
                      tickformat=".0%")
     return style(fig, height=470, title="Which inputs move the break-even most")
 

@@ -144,6 +144,7 @@ def apply_gpu_preset(specs: pd.DataFrame) -> None:
         tdp = specs.set_index("gpu_spec_id").loc[spec_id, "tdp_watts"]
         if not pd.isna(tdp):  # the shared power model: TDP x (1 + the server's non-GPU share) at full load
             st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(it_power_kw_per_gpu(float(tdp), 1.0)), 4)
+            update_scenario(tco=get_scenario().tco.model_copy(update={"gpu_spec_id": spec_id}))  # exports cite it
 
 
 def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySettings,

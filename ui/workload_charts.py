@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.charts import EU_COLOURS, MISSING, PRICE_COLOURS, style
+from ui.charts import EU_COLOURS, MISSING, PRICE_COLOURS, fs, style
 from ui.format import SYMBOL
 from ui.scenario import DisplaySettings
 
@@ -74,7 +74,7 @@ def time_cost_scatter(points: pd.DataFrame, x_title: str, y_title: str, display:
     fig.update_xaxes(title=x_title, **_axis(points["x"]))
     fig.update_yaxes(title=y_title, **_axis(points["y"], sym))
     fig = style(fig, height=540, title="Time versus cost, every priced offer")
-    fig.update_layout(margin=dict(r=40, t=50, b=10), legend=dict(y=-0.16, yanchor="top"))  # legend below: the column is narrow
+    fig.update_layout(margin=dict(r=40, t=50, b=10), legend=dict(y=-0.16, yanchor="top", yref="paper"))  # legend below: the column is narrow
     return fig
 
 
@@ -133,5 +133,5 @@ def batching_tradeoff(sweep: pd.DataFrame, current_batch: int, latency_target_s:
     fig.update_layout(margin=dict(b=60 if len(missing) else 10), bargap=0.25)
     if not len(fits):
         fig.add_annotation(text="The model does not fit on this offer at any batch size", showarrow=False,
-                           font=dict(color=MISSING, size=16))
+                           font=dict(color=MISSING, size=fs(16)))
     return fig

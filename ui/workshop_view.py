@@ -1,19 +1,30 @@
-"""Widgets of the Workshop page (thin page in app_pages/workshop.py)."""
+"""Widgets of the Workshop page (thin page in app_pages/workshop.py).
+
+Everything stored lives in a client **workspace**, opened by a link with an unguessable token (``?ws=``):
+saved scenarios and group sessions are listed only inside their workspace; an editor may delete a saved
+scenario. Names typed by users are shown as plain text (:func:`ui.format.plain`).
+"""
 
 from __future__ import annotations
 
-import math
+import hashlib
 
 import pandas as pd
 import streamlit as st
 
 from catalog.errors import CatalogError
 from catalog.store import CatalogStore
-from ui.auth import current_editor
+from ui import labels
+from ui.auth import current_editor, is_editor
 from ui.catalog import catalog_key
+from ui.format import plain
 from ui.scenario import Scenario
 from ui.workshop import (
     LINK_PARAM,
+    MAX_SCENARIO_BYTES,
+    SCENARIO_NAME_KEY,
+    WORKSPACE_KEY,
+    WORKSPACE_PARAM,
     ScenarioFormatError,
     apply_scenario,
     encode_link,
@@ -23,58 +34,155 @@ from ui.workshop import (
 )
 
 
+def _base_url() -> str:
+    return (st.context.url or "").split("?")[0] if hasattr(st.context, "url") else ""
+
+
 def share_url(scenario: Scenario) -> str:
-    base = (st.context.url or "").split("?")[0] if hasattr(st.context, "url") else ""
-    return f"{base}?{LINK_PARAM}={encode_link(scenario)}"
+    return f"{_base_url()}?{LINK_PARAM}={encode_link(scenario)}"
 
 
-def save_load_share(store: CatalogStore, scenario: Scenario) -> None:
+# --------------------------------------------------------------------------------------------------
+# Workspace
+# --------------------------------------------------------------------------------------------------
+
+
+def current_workspace(store: CatalogStore) -> tuple[str | None, dict | None]:
+    """The open workspace's token and record; an unknown token is dropped with a message."""
+    token = st.session_state.get(WORKSPACE_KEY)
+    if not token:
+        return None, None
+    record = store.workspace(token)
+    if record is None:
+        st.session_state.pop(WORKSPACE_KEY, None)
+        st.error("This workspace link is not valid (unknown or mistyped). Ask for the link again, or start a new "
+                 "workspace below.", icon=":material/link_off:")
+        return None, None
+    return token, record
+
+
+def workspace_bar(store: CatalogStore) -> tuple[str | None, dict | None]:
+    """Which client workspace is open, its link, and how to open or leave one."""
+    token, record = current_workspace(store)
+    if record is None:
+        with st.container(border=True, key="ws_open"):
+            st.markdown("**Client workspace.** Saved scenarios and group sessions live in a workspace per client. "
+                        "Only people with its link see what is in it.")
+            c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+            client = c1.text_input("Client", key="ws_new_client", max_chars=120, placeholder="e.g. ACME Bank")
+            if c2.button("Start a workspace", key="ws_create", type="primary", disabled=not (client or "").strip()):
+                who = current_editor()
+                try:
+                    token = store.create_workspace(client, created_by=who.name if who else None)
+                except CatalogError as exc:
+                    st.error(str(exc))
+                else:
+                    st.session_state[WORKSPACE_KEY] = token
+                    st.rerun()
+            st.caption("Have a workspace link? Open it: it brings you back here with the workspace open.")
+        return None, None
+    c1, c2 = st.columns([5, 1], vertical_alignment="center")
+    c1.markdown(f"Workspace **{plain(record['client'])}** · keep this link private: whoever has it sees and adds "
+                "scenarios of this client.")
+    if c2.button("Leave", key="ws_leave", help="Close this workspace in this browser (the link still opens it)."):
+        st.session_state.pop(WORKSPACE_KEY, None)
+        st.rerun()
+    c1.code(f"{_base_url()}?{WORKSPACE_PARAM}={token}", language=None)
+    return token, record
+
+
+# --------------------------------------------------------------------------------------------------
+# Save, load, share
+# --------------------------------------------------------------------------------------------------
+
+
+def _labels(saved: pd.DataFrame) -> dict[int, str]:
+    return {int(r.scenario_id): f"#{r.scenario_id} · {r.name}" + (f" · {r.client}" if r.client else "")
+            for r in saved.itertuples()}
+
+
+def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | None, record: dict | None) -> None:
     left, right = st.columns(2)
     with left.container(border=True):
         st.markdown("**Save the current scenario**")
-        name = st.text_input("Name", key="ws_name", placeholder="e.g. Baseline: all on-demand")
-        client = st.text_input("Client", key="ws_client")
+        if workspace is None:
+            st.caption("Start or open a client workspace (above) to save scenarios.")
+        name = st.text_input("Name", key="ws_name", placeholder="e.g. Baseline: all on-demand", max_chars=120,
+                             disabled=workspace is None)
         who = current_editor()
-        if st.button("Save scenario", key="ws_save", type="primary", disabled=not (name or "").strip()):
+        if st.button("Save scenario", key="ws_save", type="primary", disabled=workspace is None or not (name or "").strip()):
             try:
-                sid = store.save_scenario(name, to_json(scenario), scenario.version, client=client or None,
-                                          author=who.name if who else None)
+                sid = store.save_scenario(name, to_json(scenario), scenario.version, workspace=workspace,
+                                          client=record["client"], author=who.name if who else None)
+                st.session_state[SCENARIO_NAME_KEY] = name.strip()
                 st.success(f"Saved as scenario #{sid}.")
             except CatalogError as exc:
                 st.error(str(exc))
         st.download_button("Download as JSON", to_json(scenario), file_name="scenario.json", mime="application/json",
                            key="ws_download")
-        st.markdown("**Share link** (opens this exact view for anyone with the app)")
+        st.markdown("**Share link** (opens this exact view for anyone with the app; it carries no workspace)")
         st.code(share_url(scenario), language=None, wrap_lines=True)
     with right.container(border=True):
         st.markdown("**Load a scenario**")
-        saved = store.list_scenarios()
+        saved = store.list_scenarios(workspace)
         if len(saved):
-            labels = {int(r.scenario_id): f"#{r.scenario_id} · {r.name}" + (f" · {r.client}" if r.client else "")
-                      for r in saved.itertuples()}
-            chosen = st.selectbox("Saved scenarios", list(labels), format_func=labels.get, key="ws_pick")
-            if st.button("Load", key="ws_load"):
-                _load(from_json_safe(store.scenario_json(chosen)))
+            names = _labels(saved)
+            chosen = st.selectbox("Saved scenarios in this workspace", list(names), format_func=names.get, key="ws_pick")
+            c1, c2 = st.columns(2)
+            if c1.button("Load", key="ws_load"):
+                loaded = _from_store(store, chosen, workspace)
+                if loaded is not None:
+                    _load(loaded, str(saved.set_index("scenario_id").loc[chosen, "name"]))
+            if is_editor():
+                if c2.button("Delete", key="ws_delete", icon=":material/delete:",
+                             help="Editors only: delete this saved scenario from the workspace."):
+                    try:
+                        store.delete_scenario(chosen, workspace, current_editor())
+                        st.session_state.pop("ws_pick", None)
+                        st.rerun()
+                    except CatalogError as exc:
+                        st.error(str(exc))
         else:
-            st.caption("No saved scenarios yet.")
-        upload = st.file_uploader("…or upload a scenario JSON", type=["json"], key="ws_upload")
+            st.caption("No saved scenarios in this workspace yet." if workspace else "Open a workspace to list its "
+                       "saved scenarios.")
+        upload = st.file_uploader("…or upload a scenario JSON", type=["json"], key="ws_upload",
+                                  max_upload_size=max(1, MAX_SCENARIO_BYTES // 1_000_000))  # MB; checked again below
         if upload is not None and st.button("Load the uploaded file", key="ws_load_upload"):
-            _load(from_json_safe(upload.getvalue()))
+            if upload.size > MAX_SCENARIO_BYTES:
+                st.error(f"This file is {upload.size / 1e6:.1f} MB; scenario files are far smaller (at most "
+                         f"{MAX_SCENARIO_BYTES // 1000:,} kB). Nothing was loaded.")
+            else:
+                _load(from_json_safe(upload.getvalue()), upload.name.removesuffix(".json"))
+
+
+def _from_store(store: CatalogStore, scenario_id: int, workspace: str | None) -> Scenario | None:
+    try:
+        return from_json(store.scenario_json(scenario_id, workspace))
+    except (CatalogError, ScenarioFormatError) as exc:
+        st.error(f"Scenario #{scenario_id} cannot be loaded: {plain(exc)}")
+        return None
 
 
 def from_json_safe(text) -> Scenario | None:
     try:
         return from_json(text)
     except ScenarioFormatError as exc:
-        st.error(str(exc))
+        st.error(plain(str(exc)))
         return None
 
 
-def _load(scenario: Scenario | None) -> None:
+def _load(scenario: Scenario | None, name: str | None = None) -> None:
     if scenario is None:
         return
     apply_scenario(scenario)
+    if name:
+        st.session_state[SCENARIO_NAME_KEY] = name[:120]
     st.rerun()
+
+
+# --------------------------------------------------------------------------------------------------
+# Compare
+# --------------------------------------------------------------------------------------------------
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -84,77 +192,137 @@ def _results(scenario_json: str, catalog: tuple) -> dict:
     return key_results(from_json(scenario_json))
 
 
-def _fmt_results(table: pd.DataFrame) -> pd.DataFrame:
-    """Utilisation rows as percentages, other numbers with two decimals, missing as a dash."""
-    def fmt(label: str, value) -> str:
-        if isinstance(value, float):
-            if math.isnan(value):
-                return "—"
-            return f"{value:.0%}" if "utilisation" in label else f"{value:,.2f}"
-        return str(value)
-
-    return pd.DataFrame({col: [fmt(idx, v) for idx, v in table[col].items()] for col in table.columns}, index=table.index)
+def results_frame(results: dict[str, dict], currency: str, usd_per_eur: float) -> pd.DataFrame:
+    """Key results of several scenarios as one table: a readable row per result, values with units."""
+    keys = list(dict.fromkeys(k for r in results.values() for k in r))
+    return pd.DataFrame({name: [labels.fmt(k, r.get(k), currency, usd_per_eur) if k in r else "—" for k in keys]
+                         for name, r in results.items()}, index=[labels.label(k) for k in keys])
 
 
 def flatten(scenario: Scenario) -> dict[str, object]:
-    """Every input as a flat 'section.field' → value map (for the difference table)."""
+    """Every input as a flat 'section.field' → value map (for the difference table); workloads by name."""
     out: dict[str, object] = {}
 
     def walk(prefix: str, value) -> None:
-        if isinstance(value, dict):
+        if isinstance(value, dict) and value:
             for k, v in value.items():
                 walk(f"{prefix}.{k}" if prefix else k, v)
+        elif isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+            for item in value:
+                walk(f"{prefix}[{item['name']}]", {k: v for k, v in item.items() if k != "name"})
         else:
             out[prefix] = value
 
-    walk("", scenario.model_dump(mode="json"))
+    walk("", scenario.model_dump(mode="json", exclude={"version"}))
     return out
 
 
-def compare(store: CatalogStore) -> None:
-    saved = store.list_scenarios()
-    if len(saved) < 2:
-        st.info("Save at least two scenarios to compare them (the current one can be one of them).")
+def inputs_frame(scenarios: dict[str, Scenario], currency: str, usd_per_eur: float) -> pd.DataFrame:
+    flat = {name: flatten(s) for name, s in scenarios.items()}
+    paths = list(dict.fromkeys(p for f in flat.values() for p in f))
+
+    def cell(path: str, values: dict) -> str:
+        if path not in values:
+            return "—"
+        field = path.rsplit(".", 1)[-1]
+        if path.startswith(("scoring.weight_points.", "scoring.group_votes.")):
+            return f"{values[path]:g} points"
+        return labels.fmt(field, values[path], currency, usd_per_eur)
+
+    frame = pd.DataFrame({name: [cell(p, f) for p in paths] for name, f in flat.items()},
+                         index=[labels.path_label(p) for p in paths])
+    return frame
+
+
+def compare(store: CatalogStore, workspace: str | None, display) -> None:
+    if workspace is None:
+        st.info("Open a client workspace (above) to compare its saved scenarios.")
         return
-    labels = {int(r.scenario_id): f"#{r.scenario_id} · {r.name}" for r in saved.itertuples()}
-    picked = st.multiselect("Scenarios (2 or 3)", list(labels), default=list(labels)[:2], format_func=labels.get,
+    saved = store.list_scenarios(workspace)
+    if len(saved) < 2:
+        st.info("Save at least two scenarios in this workspace to compare them (the current one can be one of them).")
+        return
+    names = {int(r.scenario_id): f"#{r.scenario_id} · {r.name}" for r in saved.itertuples()}
+    picked = st.multiselect("Scenarios (2 or 3)", list(names), default=list(names)[:2], format_func=names.get,
                             max_selections=3, key="ws_compare")
     if len(picked) < 2:
         return
-    scenarios = {labels[i]: from_json(store.scenario_json(i)) for i in picked}
+    scenarios: dict[str, Scenario] = {}
+    results: dict[str, dict] = {}
+    failed: list[str] = []
     with st.spinner("Computing each scenario…"):
-        results = {name: _results(to_json(s), catalog_key(s.display.usd_per_eur)) for name, s in scenarios.items()}
-    table = pd.DataFrame(results)
+        for sid in picked:
+            try:
+                scenario = from_json(store.scenario_json(sid, workspace))
+                results[names[sid]] = _results(to_json(scenario), catalog_key(scenario.display.usd_per_eur))
+                scenarios[names[sid]] = scenario
+            except Exception as exc:  # one bad scenario must not take the comparison down for everyone
+                failed.append(f"{names[sid]}: {str(exc)[:200]}")
+    for message in failed:
+        st.error(f"Left out of the comparison, it cannot be computed. {plain(message)}", icon=":material/error:")
+    if len(results) < 1:
+        return
     st.markdown("**Key results**")
-    st.dataframe(_fmt_results(table), width="stretch")
-    flat = {name: flatten(s) for name, s in scenarios.items()}
-    inputs = pd.DataFrame(flat)
-    differs = inputs.astype(str).nunique(axis=1) > 1
+    st.dataframe(results_frame(results, display.currency, display.usd_per_eur), width="stretch")
+    inputs = inputs_frame(scenarios, display.currency, display.usd_per_eur)
+    differs = inputs.nunique(axis=1) > 1
     st.markdown(f"**Inputs that differ** ({int(differs.sum())} of {len(inputs)})")
-    st.dataframe(inputs[differs].astype(str).style.apply(lambda row: ["background-color: #fef3c7"] * len(row), axis=1),
+    st.dataframe(inputs[differs].style.apply(lambda row: ["background-color: #fef3c7"] * len(row), axis=1),
                  width="stretch")
     with st.expander("All inputs"):
-        st.dataframe(inputs.astype(str), width="stretch")
+        st.dataframe(inputs, width="stretch")
 
 
-def export(store: CatalogStore, scenario: Scenario) -> None:
+# --------------------------------------------------------------------------------------------------
+# Export
+# --------------------------------------------------------------------------------------------------
+
+
+def fingerprint(store: CatalogStore, scenario: Scenario, client: str, name: str) -> str:
+    """What an export depends on: the scenario, the catalog version, the header. A different value means a
+    file built earlier is outdated."""
+    text = "|".join([to_json(scenario), str(store.path), str(store.data_version), client, name])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _download(slot, kind: str, label: str, file_name: str, mime: str, current: str) -> None:
+    built = st.session_state.get(f"ws_{kind}")
+    if built is None:
+        return
+    if built["key"] == current:
+        slot.download_button(label, built["data"], file_name=file_name, mime=mime, key=f"ws_dl_{kind}",
+                             on_click="ignore", type="primary")
+        slot.caption("Built from the current scenario and catalog.")
+    else:
+        slot.download_button(f"{label} (outdated)", b"", file_name=file_name, key=f"ws_dl_{kind}", disabled=True)
+        slot.warning("The scenario or the catalog changed after this file was built: build it again.",
+                     icon=":material/update:")
+
+
+def export(store: CatalogStore, scenario: Scenario, record: dict | None) -> None:
     from ui.exports import excel_workbook, pdf_report
 
-    st.markdown("The workbook has one sheet per page (inputs, results, assumptions, the catalog rows used with "
-                "their sources and dates). The report adds the charts and the verdicts.")
+    st.markdown("The workbook has one sheet per page (inputs with their sources, results, assumptions, the catalog "
+                "rows used with their sources and dates). The report adds the charts and the verdicts of every page.")
+    h1, h2 = st.columns(2)
+    client = h1.text_input("Client (report header)", value=(record or {}).get("client", ""), key="ws_x_client",
+                           max_chars=120)
+    name = h2.text_input("Scenario name (report header)", value=st.session_state.get(SCENARIO_NAME_KEY, ""),
+                         key="ws_x_name", max_chars=120, placeholder="e.g. Baseline")
+    header = {"client": client.strip(), "scenario_name": name.strip()}
+    current = fingerprint(store, scenario, header["client"], header["scenario_name"])
     c1, c2 = st.columns(2)
     if c1.button("Build the Excel workbook", key="ws_build_xlsx"):
         with st.spinner("Building the workbook…"):
-            st.session_state["ws_xlsx"] = excel_workbook(store, scenario)
-    if "ws_xlsx" in st.session_state:
-        c1.download_button("Download workbook", st.session_state["ws_xlsx"], file_name="gpu-cloud-advisor.xlsx",
-                           key="ws_dl_xlsx")
+            data = excel_workbook(store, scenario, **header)
+        st.session_state["ws_xlsx"] = {"data": data, "key": current}
+    _download(c1, "xlsx", "Download workbook", "gpu-cloud-advisor.xlsx",
+              "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", current)
     if c2.button("Build the PDF report", key="ws_build_pdf"):
         progress = c2.progress(0, text="Starting…")
         try:
-            st.session_state["ws_pdf"] = pdf_report(store, scenario, progress=lambda f, t: progress.progress(f, text=t))
+            data = pdf_report(store, scenario, progress=lambda f, t: progress.progress(f, text=t), **header)
+            st.session_state["ws_pdf"] = {"data": data, "key": current}
         except RuntimeError as exc:
             c2.error(str(exc))
-    if "ws_pdf" in st.session_state:
-        c2.download_button("Download report", st.session_state["ws_pdf"], file_name="gpu-cloud-advisor.pdf",
-                           mime="application/pdf", key="ws_dl_pdf")
+    _download(c2, "pdf", "Download report", "gpu-cloud-advisor.pdf", "application/pdf", current)

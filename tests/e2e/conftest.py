@@ -141,3 +141,43 @@ def visit_tco_then_workload(page, *, utilisation_pct: int, gpus: int) -> None:
         timeout=60_000)
     page.get_by_role("link", name="Workload cost").click()
     expect(page.get_by_label("GPUs", exact=True)).to_have_value(str(gpus), timeout=60_000)
+
+
+def pdf_page_text(data: bytes, *, pages: list[int] | None = None, dpi: int = 150) -> dict[int, str]:
+    """What a reader sees on the PDF's pages: each page rendered to PNG by poppler's pdftoppm and read back by
+    tesseract OCR (not the PDF's text layer). ``pages`` are 1-based; default all. Needs poppler-utils and
+    tesseract-ocr (``make test`` and ``.ci/run`` install them)."""
+    import tempfile
+
+    for tool in ("pdftoppm", "tesseract"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is required to check the PDF report: run `make test` (it installs poppler-utils and "
+                        "tesseract-ocr) or apt-get install poppler-utils tesseract-ocr")
+    with tempfile.TemporaryDirectory() as tmp:
+        pdf = Path(tmp) / "report.pdf"
+        pdf.write_bytes(data)
+        out: dict[int, str] = {}
+        for number in pages or range(1, _pdf_pages(pdf) + 1):
+            png = Path(tmp) / f"page-{number}"
+            subprocess.run(["pdftoppm", "-png", "-r", str(dpi), "-f", str(number), "-l", str(number), "-singlefile",
+                            str(pdf), str(png)], check=True, capture_output=True, timeout=60)
+            text = subprocess.run(["tesseract", f"{png}.png", "-", "--psm", "3"], check=True, capture_output=True,
+                                  timeout=120).stdout.decode()
+            out[number] = text
+        return out
+
+
+def _pdf_pages(pdf: Path) -> int:
+    from pypdf import PdfReader
+
+    return len(PdfReader(str(pdf)).pages)
+
+
+def pdf_pages_with(data: bytes, phrases: list[str]) -> dict[str, int]:
+    """The first page (1-based) whose text layer holds each phrase: tells which pages to render and read."""
+    import io
+
+    from pypdf import PdfReader
+
+    texts = [" ".join((p.extract_text() or "").split()) for p in PdfReader(io.BytesIO(data)).pages]
+    return {phrase: next((i + 1 for i, t in enumerate(texts) if phrase in t), 0) for phrase in phrases}
