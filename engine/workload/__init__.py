@@ -95,9 +95,6 @@ from engine.workload.offers import (
     offer_arrays_from_frame,
     offer_arrays_from_records,
 )
-from engine.workload.reference import (
-    reference_price_training_loop,
-)
 from engine.workload.results import (
     EMISSIONS_NOT_COMPUTED,
     EXCLUSION_REASONS,
@@ -156,5 +153,4 @@ __all__ = [
     "hfu_from_mfu",
     "price_training",
     "price_inference",
-    "reference_price_training_loop",
 ]

@@ -19,7 +19,7 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(engine.__path__, "engine.
 NO_EXAMPLES = {
     "engine.placement", "engine.placement.eligibility", "engine.placement.milp", "engine.placement.plan",
     "engine.scoring", "engine.scoring.presets", "engine.tco", "engine.workload", "engine.workload.common",
-    "engine.workload.reference", "engine.workload.results",
+    "engine.workload.results",
 }
 
 

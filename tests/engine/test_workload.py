@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from bench.reference_workload import reference_price_training_loop
 from engine import goodput, network, parallelism, power
 from engine.money import to_eur
 from engine.workload import (
@@ -41,7 +42,6 @@ from engine.workload import (
     offer_arrays_from_records,
     price_inference,
     price_training,
-    reference_price_training_loop,
     training_flop,
 )
 

@@ -1,4 +1,6 @@
-"""Per-offer reference (pure Python) of the training kernel: the same formulas one offer at a time.
+"""Per-offer reference (pure Python) of :func:`engine.workload.price_training`: the same formulas one offer at a
+time, slow on purpose. The baseline of ``bench/bench_workload.py`` and the oracle of the kernel's tests
+(``tests/engine/test_workload.py``); not used by the app.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ def reference_price_training_loop(
     assumptions: EngineAssumptions = DEFAULT_ASSUMPTIONS,
     missing_fabric: MissingFabricPolicy = "exclude",
 ) -> dict[str, list[float]]:
-    """:func:`price_training` written as a per-offer Python loop with :mod:`math` (slow on purpose).
+    """:func:`engine.workload.price_training` written as a per-offer Python loop with :mod:`math` (slow on purpose).
 
     Returns ``time_hours``, ``cost``, ``energy_kwh``, ``emissions_kg``, ``scaling_efficiency_fraction``,
     ``goodput_fraction`` and ``exclusion_code`` lists; used to check the vectorised kernel and as the baseline of
