@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from engine.assumptions import is_missing
 from engine.placement.defaults import COMMITMENT_REQUIRED, EPOCH_COMMITMENT_DISCOUNT_FRACTION
 
 _TEXT_FIELDS = ("venue_id", "provider", "gpu_model", "jurisdiction", "min_commitment", "reserved_estimate_source")
@@ -156,15 +157,6 @@ class Venues:
         return replace(self, on_demand_eur_per_gpu_hour=self.on_demand_eur_per_gpu_hour * float(factor))
 
 
-def _is_missing(value: Any) -> bool:
-    if value is None:
-        return True
-    try:
-        return bool(value != value)  # NaN, pandas NA
-    except TypeError:  # pandas.NA in a boolean context
-        return True
-
-
 def venues_from_offers(
     offers: Any,
     *,
@@ -210,7 +202,7 @@ def venues_from_offers(
     def col(name: str, default: Any = None) -> list[Any]:
         if name not in offers.columns:
             return [default] * len(offers)
-        return [default if _is_missing(v) else v for v in offers[name].tolist()]
+        return [default if is_missing(v) else v for v in offers[name].tolist()]
 
     def num(name: str) -> np.ndarray:
         return np.asarray([np.nan if v is None else float(v) for v in col(name)], dtype=float)

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.scoring.matrix import EU_EEA_COUNTRY_CODES, NOT_STATED, DecisionMatrix, _bool_or_none, _is_missing
+from engine.assumptions import is_missing
+from engine.scoring.matrix import EU_EEA_COUNTRY_CODES, NOT_STATED, DecisionMatrix, _bool_or_none
 
 
 class Constraints(BaseModel):
@@ -118,38 +119,38 @@ def apply_constraints(
                 why[i].append("EU data centre: no (outside the EU/EEA)")
     if constraints.eu_jurisdiction_only:
         for i, v in enumerate(column("parent_jurisdiction")):
-            if _is_missing(v) or str(v).strip() in NOT_STATED:
+            if is_missing(v) or str(v).strip() in NOT_STATED:
                 why[i].append("parent jurisdiction: not stated")
             elif str(v).strip() != "EU":
                 why[i].append(f"parent jurisdiction: {v}, not EU")
     if constraints.infiniband_only:
         for i, v in enumerate(column("inter_node")):
-            if _is_missing(v) or str(v).strip() in NOT_STATED:
+            if is_missing(v) or str(v).strip() in NOT_STATED:
                 why[i].append("inter-node fabric: not stated")
             elif not str(v).startswith("InfiniBand"):
                 why[i].append(f"inter-node fabric: {v}, not InfiniBand")
     if constraints.sxm_only:
         for i, v in enumerate(column("form_factor")):
-            if _is_missing(v) or str(v).strip() in NOT_STATED:
+            if is_missing(v) or str(v).strip() in NOT_STATED:
                 why[i].append("form factor: not stated")
             elif str(v).strip() != "SXM":
                 why[i].append(f"form factor: {v}, not SXM")
     if constraints.max_price_eur_per_gpu_hour is not None:
         cap = constraints.max_price_eur_per_gpu_hour
         for i, v in enumerate(column(price_key)):
-            if _is_missing(v):
+            if is_missing(v):
                 why[i].append("price: not stated")
             elif not float(v) <= cap:  # type: ignore[arg-type]
                 why[i].append(f"price {float(v):.2f} EUR/GPU-h above the maximum {cap:.2f}")  # type: ignore[arg-type]
     if constraints.eu_legal_seat_only:
         for i, v in enumerate(column("legal_seat_country")):
-            if _is_missing(v) or str(v).strip() in NOT_STATED:
+            if is_missing(v) or str(v).strip() in NOT_STATED:
                 why[i].append("legal seat: not stated")
             elif str(v).strip() not in EU_EEA_COUNTRY_CODES:
                 why[i].append(f"legal seat: {v}, outside the EU/EEA")
     if constraints.required_certifications:
         for i, v in enumerate(column("certifications")):
-            held = set() if _is_missing(v) else {t.strip() for t in str(v).split(";") if t.strip()}
+            held = set() if is_missing(v) else {t.strip() for t in str(v).split(";") if t.strip()}
             lacking = [c for c in constraints.required_certifications if c not in held]
             if lacking and not held:
                 why[i].append("certifications: none on record")
@@ -157,14 +158,14 @@ def apply_constraints(
                 why[i].append("certifications: " + ", ".join(lacking) + " not on record")
     if constraints.gpu_models:
         for i, v in enumerate(column("gpu_model")):
-            if _is_missing(v) or str(v).strip() in NOT_STATED:
+            if is_missing(v) or str(v).strip() in NOT_STATED:
                 why[i].append("GPU model: not stated")
             elif str(v).strip() not in constraints.gpu_models:
                 why[i].append(f"GPU class: {v}, not {' or '.join(constraints.gpu_models)}")
     if constraints.min_memory_gb_per_gpu is not None:
         floor = constraints.min_memory_gb_per_gpu
         for i, v in enumerate(column("memory_gb")):
-            if _is_missing(v):
+            if is_missing(v):
                 why[i].append("memory per GPU: not stated")
             elif not float(v) >= floor - 1e-9:  # type: ignore[arg-type]
                 why[i].append(f"memory {float(v):g} GB per GPU, below the {floor:.0f} GB needed")  # type: ignore[arg-type]
@@ -172,6 +173,6 @@ def apply_constraints(
         texts = column(outlier_reason_key) if outlier_reason_key in attrs else [None] * n
         for i, v in enumerate(column(outlier_key)):
             if _bool_or_none(v):
-                why[i].append(str(texts[i]) if not _is_missing(texts[i]) and texts[i] else "price outlier")
+                why[i].append(str(texts[i]) if not is_missing(texts[i]) and texts[i] else "price outlier")
     keep = np.array([not w for w in why], dtype=bool)
     return keep, {i: tuple(w) for i, w in enumerate(why) if w}

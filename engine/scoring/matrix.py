@@ -17,6 +17,8 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.assumptions import is_missing
+
 if TYPE_CHECKING:  # pandas is imported lazily, only by the boundary builder
     import pandas as pd
 
@@ -347,23 +349,12 @@ class DecisionMatrix:
         )
 
 
-def _is_missing(value: object) -> bool:
-    """None, NaN, pandas NA and NaT are missing (checked without importing pandas)."""
-    if value is None or type(value).__name__ in ("NAType", "NaTType"):
-        return True
-    if isinstance(value, float | np.floating):
-        return bool(np.isnan(value))
-    if isinstance(value, np.datetime64):
-        return bool(np.isnat(value))
-    return False
-
-
 def _category_scores(values: Sequence[object], mapping: Mapping[str, float], column: str) -> np.ndarray:
     """Map category strings to numbers; missing or 'unknown' -> NaN; an unmapped category raises."""
     out = np.full(len(values), np.nan)
     unknown: set[str] = set()
     for i, v in enumerate(values):
-        if _is_missing(v) or str(v).strip() in NOT_STATED:
+        if is_missing(v) or str(v).strip() in NOT_STATED:
             continue
         key = str(v).strip()
         if key in mapping:
@@ -376,11 +367,11 @@ def _category_scores(values: Sequence[object], mapping: Mapping[str, float], col
 
 
 def _float_column(values: Sequence[object]) -> np.ndarray:
-    return np.array([np.nan if _is_missing(v) else float(v) for v in values], dtype=float)  # type: ignore[arg-type]
+    return np.array([np.nan if is_missing(v) else float(v) for v in values], dtype=float)  # type: ignore[arg-type]
 
 
 def _bool_or_none(value: object) -> bool | None:
-    if _is_missing(value):
+    if is_missing(value):
         return None
     if isinstance(value, str):
         s = value.strip().lower()
@@ -394,7 +385,7 @@ def _bool_or_none(value: object) -> bool | None:
 
 def _date_lower_bound(value: object) -> dt.date | None:
     """Earliest day a date-like value can mean (``"2026"`` -> 2026-01-01, ``"2026-10"`` -> 2026-10-01)."""
-    if _is_missing(value):
+    if is_missing(value):
         return None
     if isinstance(value, dt.datetime):
         return value.date()
@@ -498,7 +489,7 @@ def build_decision_matrix(
                 outlier_reason[i] = "; ".join(t for t in (outlier_reason[i], str(r.get(reason_key) or "")) if t)
 
     inter_node = col("inter_node")
-    fabric_none = np.array([(not _is_missing(v)) and str(v) == "none" for v in inter_node], dtype=bool)
+    fabric_none = np.array([(not is_missing(v)) and str(v) == "none" for v in inter_node], dtype=bool)
     inter_bw = _float_column(col("inter_node_bandwidth_gbps_per_gpu"))
     inter_bw = np.where(fabric_none & np.isnan(inter_bw), 0.0, inter_bw)
 
@@ -535,11 +526,11 @@ def build_decision_matrix(
     values = np.column_stack([columns[c.name] for c in CRITERIA]) if n else np.empty((0, len(CRITERIA)))
 
     def text_or_none(v: object) -> str | None:
-        return None if _is_missing(v) or str(v).strip() in NOT_STATED else str(v).strip()
+        return None if is_missing(v) or str(v).strip() in NOT_STATED else str(v).strip()
 
     ids = tuple(str(r.get(id_column, i)) for i, r in enumerate(records))
     labels = tuple(
-        " · ".join(str(r[c]) for c in label_columns if not _is_missing(r.get(c))) or ids[i]
+        " · ".join(str(r[c]) for c in label_columns if not is_missing(r.get(c))) or ids[i]
         for i, r in enumerate(records)
     )
     attributes = {
