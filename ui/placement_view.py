@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from engine.adapters import is_marketplace, venues_from_offers
 from engine.money import from_eur
 from engine.outliers import flag_column
 from engine.placement import (
@@ -32,9 +33,8 @@ from engine.placement import (
     demand_profiles_gpus,
     place_portfolio,
     sensitivity_to_on_demand_price,
-    venues_from_offers,
 )
-from engine.scope import OfferScope, is_marketplace, scope_constraints
+from engine.scope import OfferScope, scope_constraints
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
 from ui.catalog import catalog_key

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from catalog.store import STALE_AFTER_DAYS
 from engine import power
+from engine.adapters import offer_arrays_from_frame
 from engine.network import InterNodeKind
 from engine.scope import OfferScope, Residency, scope_constraints
 from engine.workload import (
@@ -27,7 +28,6 @@ from engine.workload import (
     MODEL_PRESETS,
     EngineAssumptions,
     OfferArrays,
-    offer_arrays_from_frame,
     price_inference,
     price_training,
 )

@@ -109,7 +109,6 @@ from engine.placement.portfolio import (
 )
 from engine.placement.venues import (
     Venues,
-    venues_from_offers,
 )
 
 __all__ = [
@@ -134,7 +133,6 @@ __all__ = [
     "commitment_cost_eur",
     "committed_utilisation_fraction",
     "spot_effective_eur_per_gpu_hour",
-    "venues_from_offers",
     "feasibility_problems",
     "place_portfolio",
     "baseline_all_on_demand",

@@ -39,7 +39,7 @@ def place_portfolio(
     workloads : sequence of Workload
         The portfolio (unique names).
     venues : Venues
-        Candidate venues (:func:`venues_from_offers`).
+        Candidate venues (:func:`engine.adapters.venues_from_offers`).
     hours : int
         Demand horizon ``H`` [h] (default 8,760).
     time_limit_s : float

@@ -2,7 +2,7 @@
 
 The pipeline, in the order it runs (:func:`rank_alternatives` runs it end to end):
 
-1. **Decision matrix** (:func:`build_decision_matrix`, the only place that touches pandas): one row per
+1. **Decision matrix** (:func:`engine.adapters.build_decision_matrix`, the catalog boundary): one row per
    offer, one column per :data:`CRITERIA` entry, in the criterion's unit. Categories (fabric, memory
    type, support, ...) become numbers through the documented mappings below. A value the catalog does
    not state is NaN and stays visible in :attr:`DecisionMatrix.missing`; it is never read as zero.
@@ -92,7 +92,6 @@ from engine.scoring.matrix import (
     PriceBasis,
     TopsisNormalisation,
     Weights,
-    build_decision_matrix,
 )
 from engine.scoring.missing import (
     MissingOutcome,
@@ -144,7 +143,6 @@ __all__ = [
     "SET_DEPENDENCE_MAX_ALTERNATIVES",
     "Assumption",
     "DecisionMatrix",
-    "build_decision_matrix",
     "Weights",
     "Constraints",
     "apply_constraints",

@@ -9,9 +9,9 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.assumptions import is_missing
 
 if TYPE_CHECKING:  # pandas is imported lazily, only by the boundary builder
-    import pandas as pd
+    pass
 
 
 HOURS_PER_YEAR = 8760.0
@@ -349,27 +349,6 @@ class DecisionMatrix:
         )
 
 
-def _category_scores(values: Sequence[object], mapping: Mapping[str, float], column: str) -> np.ndarray:
-    """Map category strings to numbers; missing or 'unknown' -> NaN; an unmapped category raises."""
-    out = np.full(len(values), np.nan)
-    unknown: set[str] = set()
-    for i, v in enumerate(values):
-        if is_missing(v) or str(v).strip() in NOT_STATED:
-            continue
-        key = str(v).strip()
-        if key in mapping:
-            out[i] = mapping[key]
-        else:
-            unknown.add(key)
-    if unknown:
-        raise ValueError(f"{column}: no scoring mapping for {sorted(unknown)}; add it to engine.scoring")
-    return out
-
-
-def _float_column(values: Sequence[object]) -> np.ndarray:
-    return np.array([np.nan if is_missing(v) else float(v) for v in values], dtype=float)  # type: ignore[arg-type]
-
-
 def _bool_or_none(value: object) -> bool | None:
     if is_missing(value):
         return None
@@ -381,176 +360,6 @@ def _bool_or_none(value: object) -> bool | None:
             return False
         return None
     return bool(value)
-
-
-def _date_lower_bound(value: object) -> dt.date | None:
-    """Earliest day a date-like value can mean (``"2026"`` -> 2026-01-01, ``"2026-10"`` -> 2026-10-01)."""
-    if is_missing(value):
-        return None
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, np.datetime64):
-        return dt.date.fromisoformat(str(value.astype("datetime64[D]")))
-    to_pydatetime = getattr(value, "to_pydatetime", None)  # pandas.Timestamp
-    if callable(to_pydatetime):
-        return to_pydatetime().date()
-    text = str(value).strip()[:10]
-    parts = text.split("-")
-    try:
-        nums = [int(p) for p in parts] + [1, 1]
-        return dt.date(nums[0], nums[1], nums[2])
-    except (ValueError, IndexError):
-        return None
-
-
-_PRICE_COLUMNS = {
-    PriceBasis.ON_DEMAND: ("on_demand_eur_per_gpu_hour",),
-    PriceBasis.RESERVED: ("reserved_eur_per_gpu_hour",),
-    PriceBasis.RESERVED_1Y: ("reserved_1y_eur_per_gpu_hour",),
-    PriceBasis.RESERVED_3Y: ("reserved_3y_eur_per_gpu_hour",),
-    PriceBasis.SPOT: ("spot_eur_per_gpu_hour",),
-    PriceBasis.CHEAPEST: ("on_demand_eur_per_gpu_hour", "reserved_eur_per_gpu_hour", "spot_eur_per_gpu_hour"),
-}
-
-
-def build_decision_matrix(
-    offers: pd.DataFrame | Iterable[Mapping[str, Any]],
-    *,
-    price_basis: PriceBasis | str = PriceBasis.ON_DEMAND,
-    reference_date: dt.date | None = None,
-    id_column: str = "offer_id",
-    label_columns: Sequence[str] = ("provider_name", "gpu_model", "region"),
-) -> DecisionMatrix:
-    """Build the decision matrix from catalog offers (``CatalogStore.list_offers()`` or its records).
-
-    Parameters
-    ----------
-    offers : pandas.DataFrame or iterable of mappings
-        One row per offer with the catalog's column names (prices already in EUR). Columns that are
-        absent count as not stated.
-    price_basis : PriceBasis, optional
-        Which price is the effective price [EUR/GPU-h]. Default on-demand.
-    reference_date : datetime.date, optional
-        Day the data age is measured to; default today.
-    id_column : str, optional
-        Column with the alternative id.
-    label_columns : sequence of str, optional
-        Columns joined with " · " for the display label.
-
-    Returns
-    -------
-    DecisionMatrix
-        ``values`` shape (n_offers, len(CRITERIA)), NaN where the catalog is silent.
-
-    Raises
-    ------
-    ValueError
-        If a category has no mapping (a new catalog enum value must get a documented score first).
-
-    Examples
-    --------
-    >>> dm = build_decision_matrix(
-    ...     [{"offer_id": "a", "on_demand_eur_per_gpu_hour": 2.0, "inter_node": "InfiniBand-NDR",
-    ...       "support_model": "unknown", "as_of": "2026-10"}],
-    ...     reference_date=dt.date(2026, 10, 11))
-    >>> dm.values[0, CRITERION_NAMES.index("inter_node_fabric_score")]
-    np.float64(1.0)
-    >>> bool(dm.missing[0, CRITERION_NAMES.index("support_score")])  # 'unknown' is missing, not 0
-    True
-    >>> dm.values[0, CRITERION_NAMES.index("data_age_days")]  # from 2026-10-01, the earliest day
-    np.float64(10.0)
-    """
-    basis = PriceBasis(price_basis)
-    today = reference_date or dt.date.today()
-    if hasattr(offers, "to_dict"):
-        records: list[Mapping[str, Any]] = offers.to_dict("records")  # type: ignore[union-attr]
-    else:
-        records = list(offers)
-    n = len(records)
-
-    def col(name: str) -> list[object]:
-        return [r.get(name) for r in records]
-
-    price = np.full(n, np.nan)
-    for c in _PRICE_COLUMNS[basis]:
-        price = np.fmin(price, _float_column(col(c)))
-    # Flags of engine.outliers (columns <type>_is_outlier / <type>_outlier_reason), when the rows carry them:
-    # a basis built from several price types is flagged when any of them is.
-    outlier = np.zeros(n, dtype=bool)
-    outlier_reason: list[str | None] = [None] * n
-    for c in _PRICE_COLUMNS[basis]:
-        flag_key, reason_key = c.removesuffix("_eur_per_gpu_hour") + "_is_outlier", c.removesuffix(
-            "_eur_per_gpu_hour") + "_outlier_reason"
-        for i, r in enumerate(records):
-            if _bool_or_none(r.get(flag_key)):
-                outlier[i] = True
-                outlier_reason[i] = "; ".join(t for t in (outlier_reason[i], str(r.get(reason_key) or "")) if t)
-
-    inter_node = col("inter_node")
-    fabric_none = np.array([(not is_missing(v)) and str(v) == "none" for v in inter_node], dtype=bool)
-    inter_bw = _float_column(col("inter_node_bandwidth_gbps_per_gpu"))
-    inter_bw = np.where(fabric_none & np.isnan(inter_bw), 0.0, inter_bw)
-
-    uptime_pct = _float_column(col("uptime_sla_pct"))
-    downtime_h = (100.0 - uptime_pct) / 100.0 * HOURS_PER_YEAR
-
-    eu_dc = [_bool_or_none(v) for v in col("is_eu_datacenter")]
-    eu_score = np.array([np.nan if v is None else float(v) for v in eu_dc], dtype=float)
-
-    ages = np.full(n, np.nan)
-    as_of_key = "as_of" if any("as_of" in r for r in records) else "as_of_date"
-    for i, r in enumerate(records):
-        dates = [d for d in (_date_lower_bound(r.get(as_of_key)), _date_lower_bound(r.get("price_retrieved_at"))) if d]
-        if dates:
-            ages[i] = float(max((today - min(dates)).days, 0))  # data dated after the reference day: 0
-
-    columns = {
-        "price_eur_per_gpu_hour": price,
-        "intra_node_score": _category_scores(col("intra_node"), INTRA_NODE_SCORE, "intra_node"),
-        "inter_node_fabric_score": _category_scores(inter_node, INTER_NODE_SCORE, "inter_node"),
-        "inter_node_bandwidth_gbps_per_gpu": inter_bw,
-        "memory_type_score": _category_scores(col("memory_type"), MEMORY_TYPE_SCORE, "memory_type"),
-        "memory_bandwidth_tbps": _float_column(col("memory_bandwidth_tbps")),
-        "allowed_downtime_hours_per_year": downtime_h,
-        "performance_sla_score": _category_scores(col("performance_sla"), YES_NO_SCORE, "performance_sla"),
-        "support_score": _category_scores(col("support_model"), SUPPORT_SCORE, "support_model"),
-        "eu_residency_score": eu_score,
-        "jurisdiction_score": _category_scores(col("parent_jurisdiction"), JURISDICTION_SCORE, "parent_jurisdiction"),
-        "min_commitment_months": _category_scores(col("min_commitment"), MIN_COMMITMENT_MONTHS, "min_commitment"),
-        "burst_capacity_score": _category_scores(col("burst_capacity"), YES_NO_SCORE, "burst_capacity"),
-        "verification_score": _category_scores(col("verification_status"), VERIFICATION_SCORE, "verification_status"),
-        "data_age_days": ages,
-    }
-    values = np.column_stack([columns[c.name] for c in CRITERIA]) if n else np.empty((0, len(CRITERIA)))
-
-    def text_or_none(v: object) -> str | None:
-        return None if is_missing(v) or str(v).strip() in NOT_STATED else str(v).strip()
-
-    ids = tuple(str(r.get(id_column, i)) for i, r in enumerate(records))
-    labels = tuple(
-        " · ".join(str(r[c]) for c in label_columns if not is_missing(r.get(c))) or ids[i]
-        for i, r in enumerate(records)
-    )
-    attributes = {
-        "is_eu_datacenter": np.array(eu_dc, dtype=object),
-        "parent_jurisdiction": np.array([text_or_none(v) for v in col("parent_jurisdiction")], dtype=object),
-        "inter_node": np.array([text_or_none(v) for v in inter_node], dtype=object),
-        "form_factor": np.array([text_or_none(v) for v in col("form_factor")], dtype=object),
-        "price_eur_per_gpu_hour": price,
-        "legal_seat_country": np.array([text_or_none(v) for v in col("legal_seat_country")], dtype=object),
-        # A certificate counts for an offer only where its stated scope covers the GPU service and the offer's
-        # data-centre country (catalog ``certifications_in_scope``, issue #18); plain rows fall back to the list.
-        "certifications": np.array([text_or_none(v) for v in col(
-            "certifications_in_scope" if any("certifications_in_scope" in r for r in records) else "certifications")],
-            dtype=object),
-        "gpu_model": np.array([text_or_none(v) for v in col("gpu_model")], dtype=object),
-        "memory_gb": _float_column(col("memory_gb")),
-        "price_is_outlier": outlier,
-        "price_outlier_reason": np.array(outlier_reason, dtype=object),
-    }
-    return DecisionMatrix(values, CRITERIA, ids, labels, attributes, basis, today)
 
 
 # ---------------------------------------------------------------------------------------------------

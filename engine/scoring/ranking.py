@@ -170,7 +170,7 @@ def rank_alternatives(
     Parameters
     ----------
     matrix : DecisionMatrix
-        From :func:`build_decision_matrix`.
+        From :func:`engine.adapters.build_decision_matrix`.
     weights : Weights or mapping of str to float
         Criterion name -> weight (validated and normalised by :class:`Weights`).
     method : Method, optional
@@ -189,7 +189,7 @@ def rank_alternatives(
     Examples
     --------
     >>> import datetime as dt
-    >>> from engine.scoring import build_decision_matrix
+    >>> from engine.adapters import build_decision_matrix
     >>> rows = [
     ...     {"offer_id": "eu", "parent_jurisdiction": "EU", "on_demand_eur_per_gpu_hour": 3.0},
     ...     {"offer_id": "us", "parent_jurisdiction": "US", "on_demand_eur_per_gpu_hour": 2.0},

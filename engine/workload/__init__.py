@@ -1,7 +1,7 @@
 """Training time and inference throughput of one workload on every offer, in one vectorised call.
 
 Pages build an :class:`OfferArrays` once (shape ``(n_offers,)`` per field, see
-:func:`offer_arrays_from_records`), describe the workload with a pydantic model
+:func:`engine.adapters.offer_arrays_from_records`), describe the workload with a pydantic model
 (:class:`TrainingJob` or :class:`InferenceService`, optionally from a :data:`MODEL_PRESETS` entry)
 and call :func:`price_training` or :func:`price_inference`. The result holds one array per output
 and the list of assumptions used, each with its source. Formulas are in ``docs/domain-model.md``; the published
@@ -92,8 +92,6 @@ from engine.workload.offers import (
     OfferArrays,
     OfferMasks,
     grid_intensity_g_per_kwh,
-    offer_arrays_from_frame,
-    offer_arrays_from_records,
 )
 from engine.workload.results import (
     EMISSIONS_NOT_COMPUTED,
@@ -135,8 +133,6 @@ __all__ = [
     "DEFAULT_ASSUMPTIONS",
     "OfferArrays",
     "OfferMasks",
-    "offer_arrays_from_records",
-    "offer_arrays_from_frame",
     "grid_intensity_g_per_kwh",
     "ExclusionReason",
     "EXCLUSION_REASONS",

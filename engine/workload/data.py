@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 #: ``carbon_intensity``, built from the Our World in Data energy dataset), read at commit
 #: 0963f17527d0a89262eb849946ca7af4d0f9434c of https://github.com/mlco2/codecarbon . Values are
 #: copied, not rounded. They are annual national averages: users can override any of them
-#: (``grid_intensity_by_country`` in :func:`offer_arrays_from_records`) or supply a per-offer value.
+#: (``grid_intensity_by_country`` in :func:`engine.adapters.offer_arrays_from_records`) or supply a per-offer value.
 GRID_INTENSITY_G_PER_KWH_BY_COUNTRY: dict[str, float] = {
     # EU-27
     "AT": 147.573, "BE": 156.922, "BG": 354.334, "HR": 210.979, "CY": 599.609, "CZ": 405.589,

@@ -73,7 +73,7 @@ def price_inference(
     --------
     GPT-J-sized model at batch 1 on one A100-80GB (C6: measured 111 tok/s, ceiling 170):
 
-    >>> from engine.workload import offer_arrays_from_records
+    >>> from engine.adapters import offer_arrays_from_records
     >>> a100 = offer_arrays_from_records([{"price_eur_per_gpu_hour": 2.0, "bf16_dense_tflops": 312,
     ...     "memory_gb": 80, "memory_bandwidth_tbps": 2.039, "tdp_watts": 400, "gpus_per_node": 1}])
     >>> s = InferenceService(n_params=6e9, n_layers=28, n_kv_heads=16, head_dim=256, d_model=4096,

@@ -168,7 +168,7 @@ def price_training(
     Llama 2 7B on 2,048 A100-80GB (C1, calibration: published 184,320 GPU-h; 976 sequences per step are too few
     for 2,048 data-parallel replicas, so the engine picks TP 4):
 
-    >>> from engine.workload import offer_arrays_from_records
+    >>> from engine.adapters import offer_arrays_from_records
     >>> a100 = offer_arrays_from_records([{"price_eur_per_gpu_hour": 2.0, "bf16_dense_tflops": 312,
     ...     "memory_gb": 80, "memory_bandwidth_tbps": 2.039, "tdp_watts": 400, "gpus_per_node": 8,
     ...     "intra_node": "NVLink-NVSwitch", "nvlink_gbps_bidirectional": 600,

@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from engine.adapters import venues_from_offers
 from engine.placement import (
     COMMITMENT_REQUIRED,
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
@@ -33,7 +34,6 @@ from engine.placement import (
     place_portfolio,
     sensitivity_to_on_demand_price,
     spot_effective_eur_per_gpu_hour,
-    venues_from_offers,
 )
 from engine.tco import HOURS_PER_MONTH
 

@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine import scoring
+from engine.adapters import build_decision_matrix
 from engine.scoring import (
     CRITERIA,
     CRITERION_NAMES,
@@ -23,7 +24,6 @@ from engine.scoring import (
     Weights,
     apply_constraints,
     apply_missing_rule,
-    build_decision_matrix,
     contributions,
     critical_weight_changes,
     monte_carlo_weights,

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from bench.reference_workload import reference_price_training_loop
 from engine import goodput, network, parallelism, power
+from engine.adapters import offer_arrays_from_frame, offer_arrays_from_records
 from engine.money import to_eur
 from engine.workload import (
     DEFAULT_ASSUMPTIONS,
@@ -38,8 +39,6 @@ from engine.workload import (
     mfu_from_tokens_per_s,
     mig_layout_fits,
     mig_max_instances,
-    offer_arrays_from_frame,
-    offer_arrays_from_records,
     price_inference,
     price_training,
     training_flop,
