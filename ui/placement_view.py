@@ -573,7 +573,7 @@ def assumptions_frame(solved: Solved, section: PlacementSection, display: Displa
     ]
     epoch = [(f"epoch_discount_{p}", f"1 y {d[1]:.0%}, 3 y {d[3]:.0%}", "-",
               "Epoch AI training-cost-trends constants.py DEFAULT_CUD") for p, d in EPOCH_COMMITMENT_DISCOUNT_FRACTION.items()]
-    engine = [] if solved.plan is None else [tuple(a) for a in solved.plan.assumptions]
+    engine = [] if solved.plan is None else [a.row() for a in solved.plan.assumptions]
     rows = [{"name": n, "value": v if isinstance(v, str) else f"{v:.4g}" if isinstance(v, float) else str(v),
              "unit": u, "source": s} for n, v, u, s in page + epoch + engine]
     return pd.DataFrame(rows)

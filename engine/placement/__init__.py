@@ -70,6 +70,7 @@ References
 .. [6] SciPy ``scipy.optimize.milp`` (HiGHS), https://docs.scipy.org/doc/scipy/reference/generated/scipy.optimize.milp.html
 """
 
+from engine.assumptions import Assumption
 from engine.placement.commitment import (
     commitment_cost_eur,
     committed_utilisation_fraction,
@@ -83,7 +84,6 @@ from engine.placement.defaults import (
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
     HOURS_PER_WEEK,
     MAX_SERIES_HOURS,
-    Assumption,
     PlacementAssumptions,
 )
 from engine.placement.demand import (

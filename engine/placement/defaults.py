@@ -6,10 +6,9 @@ Part of :mod:`engine.placement`; the references [n] are in its docstring.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from pydantic import BaseModel, ConfigDict
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from engine.assumptions import Assumption, assumed, assumptions_of
 from engine.placement.commitment import spot_effective_eur_per_gpu_hour
 
 #: Hours in a week [h]; the shortest uploaded demand series.
@@ -32,19 +31,6 @@ _EPOCH_SOURCE = "Epoch AI training-cost-trends constants.py DEFAULT_CUD (github.
 COMMITMENT_REQUIRED = frozenset({"monthly", "annual", "multi-year"})
 
 
-class Assumption(NamedTuple):
-    """One parameter behind a plan: name, value, unit and where the value comes from."""
-
-    name: str
-    value: object
-    unit: str
-    source: str
-
-
-def _assumed(default: Any, unit: str, source: str, **bounds: Any) -> Any:
-    return Field(default, description=source, json_schema_extra={"unit": unit}, **bounds)
-
-
 class PlacementAssumptions(BaseModel):
     """Defaults of the placement engine that are not catalog facts, each with its unit and source.
 
@@ -60,12 +46,12 @@ class PlacementAssumptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    spot_mean_time_between_interruptions_hours: float = _assumed(
+    spot_mean_time_between_interruptions_hours: float = assumed(
         24.0, "h", "assumption (user input): one spot interruption per day; no published per-offer preemption "
         "rate is in the catalog (AWS documents a two-minute notice, GCP 30 s; domain-model section 6)", gt=0)
-    checkpoint_write_hours: float = _assumed(
+    checkpoint_write_hours: float = assumed(
         5.0 / 60.0, "h", "assumption (user input): 5 min to write a checkpoint (delta in Young 1974)", ge=0)
-    restart_hours: float = _assumed(
+    restart_hours: float = assumed(
         10.0 / 60.0, "h", "assumption (user input): 10 min to get a new spot instance and reload", ge=0)
 
     def spot_overhead_fraction(self) -> float:
@@ -76,10 +62,7 @@ class PlacementAssumptions(BaseModel):
 
     def table(self) -> tuple[Assumption, ...]:
         """The fields as :class:`Assumption` rows, plus the derived spot overhead."""
-        rows = []
-        for name, info in type(self).model_fields.items():
-            extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-            rows.append(Assumption(name, getattr(self, name), str(extra.get("unit", "-")), info.description or ""))
+        rows = list(assumptions_of(self))
         rows.append(Assumption("spot_overhead_fraction", round(self.spot_overhead_fraction(), 4), "-",
                                "derived: Young (1974) optimum checkpoint interval, domain-model section 6"))
         return tuple(rows)

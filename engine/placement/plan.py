@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from engine.assumptions import Assumption
 from engine.placement.commitment import committed_utilisation_fraction
-from engine.placement.defaults import _EPOCH_SOURCE, Assumption, PlacementAssumptions
+from engine.placement.defaults import _EPOCH_SOURCE, PlacementAssumptions
 from engine.placement.eligibility import _eligibility_summary, _Prepared
 from engine.placement.milp import _Options
 from engine.tco import HOURS_PER_MONTH

@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from engine.assumptions import Assumption
 from engine.placement.commitment import committed_utilisation_fraction
-from engine.placement.defaults import DEFAULT_ASSUMPTIONS, Assumption, PlacementAssumptions
+from engine.placement.defaults import DEFAULT_ASSUMPTIONS, PlacementAssumptions
 from engine.placement.demand import Workload, demand_profiles_gpus
 from engine.placement.eligibility import PlacementInfeasibleError, _eligibility_summary, _pre_check, _prepare
 from engine.placement.milp import _commit_options, _solve

@@ -56,6 +56,7 @@ References
        problems," SoftwareX, vol. 22, 101368, 2023 (peer library used in the cross-check tests).
 """
 
+from engine.assumptions import Assumption
 from engine.scoring.constraints import (
     Constraints,
     apply_constraints,
@@ -83,7 +84,6 @@ from engine.scoring.matrix import (
     SUPPORT_SCORE,
     VERIFICATION_SCORE,
     YES_NO_SCORE,
-    Assumption,
     Criterion,
     DecisionMatrix,
     Method,

@@ -11,7 +11,7 @@ import enum
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -271,15 +271,6 @@ CRITERIA: tuple[Criterion, ...] = (
     ),
 )
 CRITERION_NAMES: tuple[str, ...] = tuple(c.name for c in CRITERIA)
-
-
-class Assumption(NamedTuple):
-    """One choice a result depends on: name, value, unit and where it comes from."""
-
-    name: str
-    value: object
-    unit: str
-    source: str
 
 
 # ---------------------------------------------------------------------------------------------------

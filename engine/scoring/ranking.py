@@ -13,17 +13,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from engine.assumptions import Assumption
 from engine.scoring.constraints import Constraints, apply_constraints
 from engine.scoring.kernels import normalise_min_max, rank, topsis_scores, weighted_sum_scores
-from engine.scoring.matrix import (
-    Assumption,
-    Criterion,
-    DecisionMatrix,
-    Method,
-    MissingRule,
-    TopsisNormalisation,
-    Weights,
-)
+from engine.scoring.matrix import Criterion, DecisionMatrix, Method, MissingRule, TopsisNormalisation, Weights
 from engine.scoring.missing import apply_missing_rule
 from engine.scoring.sensitivity import (
     CriticalChanges,

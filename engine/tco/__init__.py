@@ -15,6 +15,7 @@ The reserved option takes part only with a committed price and its term (from th
 the user); no discount is ever borrowed from another provider.
 """
 
+from engine.assumptions import Assumption
 from engine.tco.horizon import (
     COMPARE_PARAMS,
     LAYERS,
@@ -36,7 +37,6 @@ from engine.tco.inputs import (
     MONTHS_PER_YEAR,
     OPTIONAL_FIELDS,
     RESIDUAL_VALUE_RULE,
-    Assumption,
     TcoInputs,
     unit_of,
     validate_arrays,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.assumptions import Assumption
 from engine.tco.horizon import (
     Option,
     Pair,
@@ -23,11 +24,7 @@ from engine.tco.horizon import (
     resale_value_fraction_at,
     useful_gpu_hours_per_gpu,
 )
-from engine.tco.inputs import (
-    RESIDUAL_VALUE_RULE,
-    Assumption,
-    TcoInputs,
-)
+from engine.tco.inputs import RESIDUAL_VALUE_RULE, TcoInputs
 from engine.tco.timeline import cumulative_cost_eur
 
 

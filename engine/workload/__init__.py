@@ -63,6 +63,7 @@ References
 .. [10] A. Chowdhery et al., "PaLM", arXiv:2204.02311, App. B (MFU, HFU).
 """
 
+from engine.assumptions import Assumption
 from engine.workload.data import (
     GRID_INTENSITY_G_PER_KWH_BY_COUNTRY,
     GRID_INTENSITY_SOURCE,
@@ -82,7 +83,6 @@ from engine.workload.inference import (
 from engine.workload.inputs import (
     DEFAULT_ASSUMPTIONS,
     MISSING_FABRIC_POLICIES,
-    Assumption,
     EngineAssumptions,
     InferenceService,
     MissingFabricPolicy,

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.workload.inputs import MISSING_FABRIC_POLICIES, Assumption, EngineAssumptions
+from engine.assumptions import Assumption
+from engine.workload.inputs import MISSING_FABRIC_POLICIES, EngineAssumptions
 from engine.workload.offers import OfferArrays
 from engine.workload.results import ExclusionReason, MissingInput
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from engine import network, power, serving
+from engine.assumptions import Assumption
 from engine.workload.common import _check_policy, _context, _exclusions, _fill, _missing_code, _peak_tflops
 from engine.workload.data import _MIG_COMPUTE_SLICES, _MIG_MEMORY_SLICES
 from engine.workload.inputs import (
     DEFAULT_ASSUMPTIONS,
-    Assumption,
     EngineAssumptions,
     InferenceService,
     MissingFabricPolicy,

@@ -7,12 +7,13 @@ Part of :mod:`engine.workload`; the references [n] are in its docstring.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine import goodput as goodput_model
 from engine import network, power
+from engine.assumptions import Assumption, assumed, assumptions_of
 from engine.parallelism import RecomputeMode
 from engine.workload.data import MODEL_PRESETS, estimated_shape
 
@@ -228,19 +229,6 @@ class InferenceService(BaseModel):
                    n_kv_heads=p.n_kv_heads, head_dim=p.head_dim, d_model=p.d_model, **kwargs)
 
 
-def _assumed(default: Any, unit: str, source: str, **bounds: Any) -> Any:
-    return Field(default, description=source, json_schema_extra={"unit": unit}, **bounds)
-
-
-class Assumption(NamedTuple):
-    """One parameter the engine used: name, value, unit and where the value comes from."""
-
-    name: str
-    value: object
-    unit: str
-    source: str
-
-
 _PM = power.PowerModel.model_fields
 
 
@@ -261,105 +249,101 @@ class EngineAssumptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    mfu_bf16_fraction: float = _assumed(
+    mfu_bf16_fraction: float = assumed(
         0.49, "-", "utilisation of the BF16 peak while computing (bubbles, exposed communication and failures are "
         "modelled separately); calibration C1: fitted (mean log error 0) on the Llama 2 model card GPU-hours of "
         "7B/13B/70B on 2,048 A100-80GB (docs/validation.md); for comparison, end-to-end MFU: Epoch AI median 0.375 "
         "over 33 runs (epoch-research/training-cost-trends constants.py)", gt=0, le=1)
-    mfu_fp8_fraction: float = _assumed(
+    mfu_fp8_fraction: float = assumed(
         0.30, "-", "utilisation of the FP8 peak while computing; calibration C2: llm-foundry H100 FP8 14.4-30.3 % "
         "(mosaicml/llm-foundry benchmarking README); NeMo 29.5-39.5 % (SemiAnalysis 2025-08-20)", gt=0, le=1)
-    overlap_fraction: float = _assumed(
+    overlap_fraction: float = assumed(
         0.90, "-", "share of the DP gradient reduce-scatter/all-gather that can hide behind the backward (and, "
         "sharded, forward) pass of the last micro-batch; 'efficient overlap can almost entirely eliminate this "
         "increase' (Korthikanti et al., arXiv 2205.05198) read as 90 % (assumption)", ge=0, le=1)
-    tp_overlap_fraction: float = _assumed(
+    tp_overlap_fraction: float = assumed(
         0.50, "-", "share of TP collectives hidden when the job enables TP comm overlap (Transformer Engine "
         "userbuffers, --tp-comm-overlap); assumption, no published fraction; without it TP is on the critical "
         "path (Narayanan et al. s3.2)", ge=0, le=1)
-    pp_overlap_fraction: float = _assumed(
+    pp_overlap_fraction: float = assumed(
         1.0, "-", "share of pipeline send/recv hidden with interleaved schedules: 'pipeline-parallel communication "
         "(enabled by default)' overlap (Megatron-LM README); NeMo: overlap_p2p_comm valid only when v > 1; with v = 1 "
         "nothing is hidden", ge=0, le=1)
-    cp_overlap_fraction: float = _assumed(
+    cp_overlap_fraction: float = assumed(
         0.0, "-", "share of context-parallel K/V all-gathers hidden: Llama 3 all-gathers K and V before attention, "
         "'exposed in the critical path' (arXiv 2407.21783 s3.3.2)", ge=0, le=1)
-    backward_share_of_compute_fraction: float = _assumed(
+    backward_share_of_compute_fraction: float = assumed(
         4.0 / 6.0, "-", "backward = 4ND of 6ND (Kaplan et al., arXiv 2001.08361; Transformer Math 101)", gt=0, le=1)
-    training_memory_usable_fraction: float = _assumed(
+    training_memory_usable_fraction: float = assumed(
         0.90, "-", "GPU memory usable for training state and activations (CUDA context, NCCL buffers, allocator "
         "fragmentation); assumption, same as vLLM's default --gpu-memory-utilization 0.9", gt=0, le=1)
-    oversubscription_ratio: float = _assumed(
+    oversubscription_ratio: float = assumed(
         1.0, "-", "R of an R:1 fabric; 1 = full bisection as in the Llama 3 3,072-GPU pods (arXiv 2407.21783 s3.3.1)",
         ge=1, le=64)
-    use_nvls: bool = _assumed(
+    use_nvls: bool = assumed(
         False, "-", "NVLink SHARP all-reduce (480 GB/s busbw on 8x H100, nccl-tests#212); off = ring 370 GB/s")
-    nic_efficiency_fraction: float = _assumed(
+    nic_efficiency_fraction: float = assumed(
         network.NIC_EFFICIENCY_FRACTION, "-", "24 GB/s busbw from a 200 Gb/s NIC (NVIDIA/nccl#412, calibration C4)",
         gt=0, le=1)
-    pcie_busbw_gb_per_s: float = _assumed(
+    pcie_busbw_gb_per_s: float = assumed(
         network.PCIE_ALLREDUCE_BUSBW_GB_PER_S, "GB/s",
         "8 GPUs on PCIe Gen5, all-reduce busbw 28 GB/s (NVIDIA/nccl#1639)", gt=0)
-    intra_node_latency_s: float = _assumed(
+    intra_node_latency_s: float = assumed(
         network.INTRA_NODE_LATENCY_S, "s", "8-byte all-reduce, 8x H100 one node: 33 us (vpbenchmarking, C5)", ge=0)
-    inter_node_hop_latency_s: float = _assumed(
+    inter_node_hop_latency_s: float = assumed(
         network.INTER_NODE_HOP_LATENCY_S, "s", "per tree level across nodes: 38 us on 4 nodes = 33 us + 2 log2(4) x "
         "1.25 us (vpbenchmarking, C5)", ge=0)
-    gradient_bucket_bytes: float = _assumed(
+    gradient_bucket_bytes: float = assumed(
         float(network.DDP_BUCKET_BYTES), "B", "PyTorch DDP bucket_cap_mb = 25 (pytorch/pytorch#118421)", gt=0)
-    failures_per_gpu_hour: float = _assumed(
+    failures_per_gpu_hour: float = assumed(
         goodput_model.FAILURES_PER_GPU_HOUR, "1/GPU-h", "419 unexpected interruptions in 54 days on 16,384 H100 "
         "(Llama 3, arXiv 2407.21783 s3.3.4; calibration C7)", ge=0, le=1)
-    checkpoint_write_gb_per_s_per_gpu: float = _assumed(
+    checkpoint_write_gb_per_s_per_gpu: float = assumed(
         round(goodput_model.CHECKPOINT_WRITE_GB_PER_S_PER_GPU, 4), "GB/s", "13.8 TB checkpoint at ~273 GB/s from "
         "3,072 GPUs (Narayanan et al. arXiv 2104.04473 s5.10; C9)", gt=0)
-    restart_s: float = _assumed(
+    restart_s: float = assumed(
         goodput_model.RESTART_S, "s", "detect a failure, reschedule, reload the checkpoint: assumption (no published "
         "restart time for LLM jobs found)", ge=0)
-    gpu_power_fraction_of_tdp: float = _assumed(
+    gpu_power_fraction_of_tdp: float = assumed(
         power.DEFAULT_POWER_MODEL.gpu_power_fraction_of_tdp, "-", _PM["gpu_power_fraction_of_tdp"].description,
         gt=0, le=1.5)
-    server_non_gpu_fraction_of_tdp: float = _assumed(
+    server_non_gpu_fraction_of_tdp: float = assumed(
         power.DEFAULT_POWER_MODEL.server_non_gpu_fraction_of_tdp, "-",
         _PM["server_non_gpu_fraction_of_tdp"].description, ge=0, le=5)
-    idle_power_fraction: float = _assumed(
+    idle_power_fraction: float = assumed(
         power.DEFAULT_POWER_MODEL.idle_power_fraction, "-", _PM["idle_power_fraction"].description, ge=0, le=1)
-    pue_ratio: float = _assumed(power.DEFAULT_POWER_MODEL.pue_ratio, "-", _PM["pue_ratio"].description, ge=1, le=3)
-    embodied_kg_co2e_per_gpu: float | None = _assumed(
+    pue_ratio: float = assumed(power.DEFAULT_POWER_MODEL.pue_ratio, "-", _PM["pue_ratio"].description, ge=1, le=3)
+    embodied_kg_co2e_per_gpu: float | None = assumed(
         None, "kgCO2e/GPU", _PM["embodied_kg_co2e_per_gpu"].description, ge=0)
-    inference_mfu_fraction: float = _assumed(
+    inference_mfu_fraction: float = assumed(
         0.40, "-", "prefill/decode compute efficiency; C6 (TRT-LLM GPT-J, A100 FP16, BS 1, 128 tokens): 12.5 ms "
         "first token implies 0.39 (derived); same as the training default", gt=0, le=1)
-    inference_mbu_fraction: float = _assumed(
+    inference_mbu_fraction: float = assumed(
         0.65, "-", "memory-bandwidth utilisation with 16-bit weights; C6: A100 FP16 GPT-J BS 1 measured 111 of 170 "
         "tok/s ceiling = 0.65 (derived)", gt=0, le=1)
-    inference_mbu_fp8_fraction: float = _assumed(
+    inference_mbu_fp8_fraction: float = assumed(
         0.33, "-", "memory-bandwidth utilisation with 8-bit (or smaller) weights: C6, H100 FP8 GPT-J BS 1 reached 185 "
         "of a 558 tok/s ceiling = 0.33 (derived): FP8 is not automatically faster per byte", gt=0, le=1)
-    inference_memory_usable_fraction: float = _assumed(
+    inference_memory_usable_fraction: float = assumed(
         0.90, "-", "vLLM default --gpu-memory-utilization 0.9; TensorRT-LLM kv_cache_free_gpu_mem_fraction 0.9",
         gt=0, le=1)
-    inference_max_load_fraction: float = _assumed(
+    inference_max_load_fraction: float = assumed(
         0.80, "-", "replicas are sized so each runs at most this share of its full-load request rate (queueing "
         "delay grows as 1/(1 - load)); assumption", gt=0, le=1)
-    max_tensor_parallel_degree: int = _assumed(
+    max_tensor_parallel_degree: int = assumed(
         8, "-", "tensor parallelism kept inside one 8-GPU NVLink node (DGX/HGX H100: 8 GPUs)", ge=1, le=64)
-    assumed_gpus_per_node: int = _assumed(
+    assumed_gpus_per_node: int = assumed(
         8, "-", "used only with missing_fabric='assume_default': DGX/HGX H100 and A100 nodes hold 8 GPUs", ge=1)
-    assumed_inter_link_gbit_per_s_per_gpu: float = _assumed(
+    assumed_inter_link_gbit_per_s_per_gpu: float = assumed(
         200.0, "Gbit/s", "used only with missing_fabric='assume_default': 200 Gb/s per GPU as in the Llama 2 "
         "clusters ('200 Gbps end-points', arXiv 2307.09288 s2.2.1) and the HDR NIC of C4", gt=0)
-    assumed_intra_busbw_gb_per_s: float = _assumed(
+    assumed_intra_busbw_gb_per_s: float = assumed(
         network.PCIE_ALLREDUCE_BUSBW_GB_PER_S, "GB/s",
         "used only with missing_fabric='assume_default': PCIe value (conservative, NVIDIA/nccl#1639)", gt=0)
 
     def table(self) -> tuple[Assumption, ...]:
         """All parameters as :class:`Assumption` rows, in declaration order."""
-        rows = []
-        for name, field in type(self).model_fields.items():
-            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-            rows.append(Assumption(name, getattr(self, name), str(extra.get("unit", "-")), field.description or ""))
-        return tuple(rows)
+        return assumptions_of(self)
 
     def power_model(self) -> power.PowerModel:
         """The shared :class:`engine.power.PowerModel` with these values."""

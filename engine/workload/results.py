@@ -10,8 +10,8 @@ from enum import IntEnum, IntFlag
 
 import numpy as np
 
+from engine.assumptions import Assumption
 from engine.workload.data import MIG_PROFILES
-from engine.workload.inputs import Assumption
 
 
 class ExclusionReason(IntEnum):

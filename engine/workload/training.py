@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from engine import goodput as goodput_model
 from engine import network, parallelism, power
+from engine.assumptions import Assumption
 from engine.workload.common import (
     _check_policy,
     _context,
@@ -19,13 +20,7 @@ from engine.workload.common import (
     _missing_code,
     _peak_tflops,
 )
-from engine.workload.inputs import (
-    DEFAULT_ASSUMPTIONS,
-    Assumption,
-    EngineAssumptions,
-    MissingFabricPolicy,
-    TrainingJob,
-)
+from engine.workload.inputs import DEFAULT_ASSUMPTIONS, EngineAssumptions, MissingFabricPolicy, TrainingJob
 from engine.workload.offers import OfferArrays
 from engine.workload.results import Bound, ExclusionReason, TrainingResult
 

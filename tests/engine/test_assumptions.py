@@ -87,3 +87,59 @@ def test_where_the_former_predicates_disagreed_the_gap_is_missing():
     for value in (Decimal("NaN"), np.timedelta64("NaT")):
         assert _scoring_before(value) is False and _placement_before(value) is True
         assert is_missing(value) is True
+
+
+# --- one Assumption type, one field helper -------------------------------------------------------------------
+
+
+def test_every_result_and_defaults_table_uses_the_one_assumption_type():
+    from engine import power, tco
+    from engine.assumptions import Assumption
+    from engine.placement import DEFAULT_ASSUMPTIONS as PLACEMENT_DEFAULTS
+    from engine.scoring import Assumption as ScoringAssumption
+    from engine.workload import DEFAULT_ASSUMPTIONS as WORKLOAD_DEFAULTS
+
+    assert ScoringAssumption is tco.Assumption is Assumption
+    tables = {
+        "tco": tco.TcoInputs().assumptions(), "workload": WORKLOAD_DEFAULTS.table(),
+        "placement": PLACEMENT_DEFAULTS.table(), "power": power.table(),
+    }
+    for name, rows in tables.items():
+        assert rows and all(type(a) is Assumption for a in rows), name
+        assert all(a.unit and len(a.source) > 3 for a in rows), name  # every default names its unit and source
+    # TCO inputs keep a description apart from the source (shown as help on the page)
+    assert all(a.description and a.description != a.source for a in tables["tco"])
+
+
+def test_field_helper_keeps_unit_and_source_and_a_separate_description():
+    from pydantic import BaseModel
+
+    from engine.assumptions import assumed, assumptions_of
+
+    class Model(BaseModel):
+        rate_eur_per_gpu_hour: float = assumed(2.0, "EUR/GPU-h", "catalog offer x", description="price", gt=0)
+        share_fraction: float = assumed(0.5, "-", "assumption: half")
+
+    assert [a.row() for a in assumptions_of(Model(share_fraction=0.25))] == [
+        ("rate_eur_per_gpu_hour", 2.0, "EUR/GPU-h", "catalog offer x"), ("share_fraction", 0.25, "-", "assumption: half")]
+    assert [a.description for a in assumptions_of(Model())] == ["price", ""]
+    assert Model.model_fields["share_fraction"].description == "assumption: half"
+    with pytest.raises(ValueError):
+        Model(rate_eur_per_gpu_hour=0.0)  # the bounds are pydantic's
+
+
+def test_no_other_assumption_type_field_helper_or_missing_predicate_in_the_engine():
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "engine"
+    found = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef | ast.FunctionDef) and node.name.lstrip("_") in (
+                    "Assumption", "assumed", "field", "is_missing"):
+                found.append((path.relative_to(root).as_posix(), node.name))
+            if isinstance(node, ast.keyword) and node.arg == "json_schema_extra":
+                found.append((path.relative_to(root).as_posix(), "json_schema_extra"))
+    assert sorted(found) == [("assumptions.py", "Assumption"), ("assumptions.py", "assumed"),
+                             ("assumptions.py", "is_missing"), ("assumptions.py", "json_schema_extra")]
