@@ -56,6 +56,7 @@ References
        problems," SoftwareX, vol. 22, 101368, 2023 (peer library used in the cross-check tests).
 """
 
+from domain.geography import EU_EEA_COUNTRY_CODES
 from engine.assumptions import Assumption
 from engine.scoring.constraints import (
     Constraints,
@@ -73,7 +74,6 @@ from engine.scoring.matrix import (
     CONSTRAINT_ATTRIBUTES,
     CRITERIA,
     CRITERION_NAMES,
-    EU_EEA_COUNTRY_CODES,
     HOURS_PER_YEAR,
     INTER_NODE_SCORE,
     INTRA_NODE_SCORE,

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.geography import EU_EEA_COUNTRY_CODES
 from engine.assumptions import is_missing
-from engine.scoring.matrix import EU_EEA_COUNTRY_CODES, NOT_STATED, DecisionMatrix, _bool_or_none
+from engine.scoring.matrix import NOT_STATED, DecisionMatrix, _bool_or_none
 
 
 class Constraints(BaseModel):

@@ -73,12 +73,6 @@ class TopsisNormalisation(enum.StrEnum):
     MIN_MAX = "min_max"  #: benefit-oriented min-max (pymcdm's default for TOPSIS)
 
 
-#: EU member states plus the EEA countries (IS, LI, NO), ISO 3166-1 alpha-2: where a legal seat counts as
-#: "in the EU/EEA". Source: https://european-union.europa.eu/principles-countries-history/eu-countries_en
-#: and the EEA Agreement (https://www.efta.int/eea), as of 2026.
-EU_EEA_COUNTRY_CODES = frozenset(
-    "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO".split()
-)
 
 
 # ---------------------------------------------------------------------------------------------------
