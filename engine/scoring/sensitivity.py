@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from engine.fast import topsis_closeness_into, unique_rows
 from engine.scoring.kernels import _topsis_squared_distances, normalise_min_max
 from engine.scoring.matrix import Method, TopsisNormalisation
 
@@ -280,21 +281,6 @@ class MonteCarloResult:
         return self.rank_probability @ np.arange(1, self.rank_depth + 1)
 
 
-def _dedupe(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Unique rows: (first position of each, inverse map, multiplicity). Skips the sort-based
-    ``np.unique`` when a fixed random projection already shows every row is distinct."""
-    n = rows.shape[0]
-    proj = np.random.default_rng(20261202).standard_normal(rows.shape[1])
-    h = np.zeros(n)
-    for j in range(rows.shape[1]):  # column by column: identical rows give identical h, bit for bit
-        h += rows[:, j] * proj[j]
-    h.sort()
-    if n < 2 or not (h[1:] == h[:-1]).any():
-        return np.arange(n), np.arange(n), np.ones(n, dtype=int)
-    _, first, inverse, mult = np.unique(rows, axis=0, return_index=True, return_inverse=True, return_counts=True)
-    return first, inverse.reshape(-1), mult
-
-
 #: Target elements per block of sample x alternative scores in the Monte Carlo (512 kB of float64):
 #: blocks this size stay in cache, which is faster than scoring every sample at once.
 _BLOCK_ELEMENTS = 2**16
@@ -367,7 +353,7 @@ def monte_carlo_weights(
 
     if method is Method.WSM:
         basis = normalise_min_max(x, objectives)
-        first_idx, inverse, mult = _dedupe(basis)
+        first_idx, inverse, mult = unique_rows(basis)
         a_t = np.ascontiguousarray(basis[first_idx].T)
         n_u = first_idx.size
 
@@ -375,22 +361,13 @@ def monte_carlo_weights(
             return np.matmul(block, a_t, out=out)
     else:
         d_plus, d_minus = _topsis_squared_distances(x, objectives, topsis_normalisation)
-        first_idx, inverse, mult = _dedupe(np.hstack([d_plus, d_minus]))
+        first_idx, inverse, mult = unique_rows(np.hstack([d_plus, d_minus]))
         dp_t = np.ascontiguousarray(d_plus[first_idx].T)
         dm_t = np.ascontiguousarray(d_minus[first_idx].T)
         n_u = first_idx.size
 
         def score(block: np.ndarray, out: np.ndarray, spare: np.ndarray) -> np.ndarray:
-            # Same arithmetic as _closeness, into preallocated buffers (fresh multi-MB arrays cost page
-            # faults that dominate the run time).
-            w2 = block * block
-            s_plus = np.sqrt(np.matmul(w2, dp_t, out=spare), out=spare)
-            s_minus = np.sqrt(np.matmul(w2, dm_t, out=out), out=out)
-            den = np.add(s_plus, s_minus, out=spare)
-            zero = den == 0
-            np.divide(s_minus, np.where(zero, 1.0, den) if zero.any() else den, out=out)
-            out[zero] = 0.5
-            return out
+            return topsis_closeness_into(block, dp_t, dm_t, out, spare)
 
     # Candidates: the best alternatives under the chosen weights; their depth-th best score in each
     # sample is a threshold below which nobody can rank within the depth.

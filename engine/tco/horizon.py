@@ -46,13 +46,12 @@ tornado, a Monte Carlo and the month-by-month curve).
 from __future__ import annotations
 
 import enum
-import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.fast import evaluate_in_blocks
 from engine.power import load_scaled_power_kw
 from engine.tco.inputs import (
     HOURS_PER_MONTH,
@@ -459,32 +458,4 @@ def _compare_block(
             out[pair.value] = _break_even(pair, per_u, reserved, fixed, variable)
     return out
 
-
-#: Points per block in :func:`evaluate_in_blocks` (256 KiB per float64 temporary).
-BLOCK_POINTS = 32_768
-
-
-def evaluate_in_blocks(fn: Any, arrays: Sequence[np.ndarray], block: int = BLOCK_POINTS) -> dict[str, np.ndarray]:
-    """Evaluate the elementwise ``fn(*arrays)`` over blocks of points; same result as one call.
-
-    Running a long chain of numpy operations block by block keeps each temporary at ``block`` elements
-    instead of the full size, and is slightly faster because the temporaries stay in cache. Only used
-    when every non-scalar input already has the full broadcast shape; otherwise ``fn`` runs once.
-    """
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    size = math.prod(shape)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if size <= 2 * block or any(a.ndim and a.shape != shape for a in arrays):
-            out = fn(*arrays)
-            return {key: np.broadcast_to(value, shape).copy() for key, value in out.items()}
-        flat = [a.reshape(-1) if a.ndim else a for a in arrays]
-        result: dict[str, np.ndarray] = {}
-        for start in range(0, size, block):
-            stop = min(start + block, size)
-            part = fn(*(a[start:stop] if a.ndim else a for a in flat))
-            for key, value in part.items():
-                if key not in result:
-                    result[key] = np.empty(size)
-                result[key][start:stop] = value
-    return {key: value.reshape(shape) for key, value in result.items()}
 

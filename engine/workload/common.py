@@ -10,9 +10,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.assumptions import Assumption
+from engine.fast import flag_codes
 from engine.workload.inputs import MISSING_FABRIC_POLICIES, EngineAssumptions
 from engine.workload.offers import OfferArrays
-from engine.workload.results import ExclusionReason, MissingInput
+from engine.workload.results import MissingInput
 
 
 def _check_policy(missing_fabric: str) -> bool:
@@ -21,34 +22,10 @@ def _check_policy(missing_fabric: str) -> bool:
     return missing_fabric == "assume_default"
 
 
-def _fill(values: np.ndarray, missing: np.ndarray, default: float) -> np.ndarray:
-    """``values`` with NaN replaced by ``default`` (values >= 0; fmax ignores the NaN operand)."""
-    return np.fmax(values, missing * default)
-
-
-def _exclusions(
-    n: int, masks: Sequence[tuple[ExclusionReason, np.ndarray | bool]]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Lowest applicable :class:`ExclusionReason` per offer, the ``excluded`` flags, and an array
-    that is 0 for priced offers and NaN for excluded ones (added to outputs to blank them).
-
-    int8 arithmetic instead of masked assignment: ``min(code, 127 - (127 - c) * mask)``.
-    """
-    code = np.full(n, 127, dtype=np.int8)
-    for reason, mask in masks:
-        mask8 = np.asarray(mask, dtype=bool).view(np.int8)
-        np.minimum(code, np.int8(127) - np.int8(127 - reason) * mask8, out=code)
-    code *= (code != 127).view(np.int8)
-    excluded = code != 0
-    return code, excluded, 0.0 / ~excluded  # 0/1 = 0, 0/0 = NaN
-
-
 def _missing_code(excluded: np.ndarray, price: np.ndarray, tdp: np.ndarray, grid: np.ndarray) -> np.ndarray:
     """:class:`MissingInput` flags of the priced offers (int8)."""
-    code = (np.isnan(price).view(np.int8) * np.int8(MissingInput.PRICE)
-            + np.isnan(tdp).view(np.int8) * np.int8(MissingInput.TDP)
-            + np.isnan(grid).view(np.int8) * np.int8(MissingInput.GRID_INTENSITY))
-    return code * (~excluded).view(np.int8)
+    return flag_codes([(np.isnan(price), MissingInput.PRICE), (np.isnan(tdp), MissingInput.TDP),
+                       (np.isnan(grid), MissingInput.GRID_INTENSITY)], keep=~excluded)
 
 
 def _effective_tflops(

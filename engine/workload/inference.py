@@ -9,7 +9,8 @@ import numpy as np
 
 from engine import network, power, serving
 from engine.assumptions import Assumption
-from engine.workload.common import _check_policy, _context, _exclusions, _fill, _missing_code, _peak_tflops
+from engine.fast import fill_missing_nonnegative, first_reason_codes, nan_as_tiny
+from engine.workload.common import _check_policy, _context, _missing_code, _peak_tflops
 from engine.workload.data import _MIG_COMPUTE_SLICES, _MIG_MEMORY_SLICES
 from engine.workload.inputs import (
     DEFAULT_ASSUMPTIONS,
@@ -115,14 +116,14 @@ def price_inference(
         gpn_missing = mk.gpus_per_node_missing
         multi_gpu = tp > 1
         intra_missing = mk.intra_missing
-        gpn = _fill(o.gpus_per_node, gpn_missing, a.assumed_gpus_per_node) if assume else o.gpus_per_node
+        gpn = fill_missing_nonnegative(o.gpus_per_node, gpn_missing, a.assumed_gpus_per_node) if assume else o.gpus_per_node
         intra = o.intra_bandwidth_gb_per_s
         if assume:
-            intra = _fill(intra, intra_missing, a.assumed_intra_busbw_gb_per_s)
+            intra = fill_missing_nonnegative(intra, intra_missing, a.assumed_intra_busbw_gb_per_s)
         if mk.has_nvlink_bridge:
             intra = network.effective_intra_busbw_gb_per_s(o.intra_node_kind, intra, tp, a.pcie_busbw_gb_per_s)
         spec = serving.ReplicaSpec(tp, peak_tflops * (1e12 * a.inference_mfu_fraction),
-                                   o.memory_bandwidth_tbps * (1e12 * mbu), np.fmax(intra, 1e-30),
+                                   o.memory_bandwidth_tbps * (1e12 * mbu), nan_as_tiny(intra),
                                    a.intra_node_latency_s)
         full_load = serving.full_load(conc, wl, spec)
         t_tp = serving.tp_allreduce_s(conc, wl, spec)
@@ -174,7 +175,7 @@ def price_inference(
                 (ExclusionReason.INTRA_NODE_NOT_STATED, multi_gpu & intra_missing),
             ]
             assumed_default = np.zeros(n_off, dtype=bool)
-        code, excluded, nan_x = _exclusions(n_off, masks)
+        code, excluded, nan_x = first_reason_codes(n_off, masks)
 
         total = svc.output_tokens_total
         tok_out = tok_s_gpu + nan_x

@@ -11,12 +11,11 @@ import numpy.typing as npt
 from engine import goodput as goodput_model
 from engine import network, parallelism, power
 from engine.assumptions import Assumption
+from engine.fast import fill_missing_nonnegative, first_reason_codes, nan_as_tiny
 from engine.workload.common import (
     _check_policy,
     _context,
     _effective_tflops,
-    _exclusions,
-    _fill,
     _missing_code,
     _peak_tflops,
 )
@@ -208,25 +207,25 @@ def price_training(
         # Node shape, intra- and inter-node bandwidth, with the missing-value policy.
         mk = o.masks
         gpn_missing = mk.gpus_per_node_missing
-        gpn = _fill(o.gpus_per_node, gpn_missing, a.assumed_gpus_per_node) if assume else o.gpus_per_node
+        gpn = fill_missing_nonnegative(o.gpus_per_node, gpn_missing, a.assumed_gpus_per_node) if assume else o.gpus_per_node
         gpus_in_node = np.fmin(gpn, n)  # unknown node size: the job's own GPUs (excluded or assumed below)
         n_nodes = np.ceil(n / gpus_in_node)
         intra_missing = mk.intra_missing
         intra_bw = o.intra_bandwidth_gb_per_s
         if assume:
-            intra_bw = _fill(intra_bw, intra_missing, a.assumed_intra_busbw_gb_per_s)
+            intra_bw = fill_missing_nonnegative(intra_bw, intra_missing, a.assumed_intra_busbw_gb_per_s)
         inter_bw_missing = mk.inter_bandwidth_missing
-        link = (_fill(o.inter_bandwidth_gbit_per_s_per_gpu, inter_bw_missing, a.assumed_inter_link_gbit_per_s_per_gpu)
+        link = (fill_missing_nonnegative(o.inter_bandwidth_gbit_per_s_per_gpu, inter_bw_missing, a.assumed_inter_link_gbit_per_s_per_gpu)
                 if assume else o.inter_bandwidth_gbit_per_s_per_gpu)
-        tiny = 1e-30  # stands in for a NaN bandwidth that is not needed: 0 bytes / tiny = 0
-        nic = np.fmax(link * (a.nic_efficiency_fraction / 8.0 / a.oversubscription_ratio), tiny)  # GB/s per GPU
+        # A NaN bandwidth that no byte crosses must not make the time NaN: nan_as_tiny (0 bytes / tiny = 0).
+        nic = nan_as_tiny(link * (a.nic_efficiency_fraction / 8.0 / a.oversubscription_ratio))  # GB/s per GPU
         ranks_in_node = gpus_in_node / tp  # DP x CP ranks of one TP slot in a node
 
         def intra_for(ranks: np.ndarray | float) -> np.ndarray:
             bw = intra_bw
             if mk.has_nvlink_bridge:
                 bw = network.effective_intra_busbw_gb_per_s(o.intra_node_kind, bw, ranks, a.pcie_busbw_gb_per_s)
-            return np.fmax(bw, tiny)
+            return nan_as_tiny(bw)
 
         # Tensor parallelism (sequence parallel): 4 all-reduce equivalents per layer and micro-batch, x1.5 with
         # full recomputation (the forward ones run twice).
@@ -298,7 +297,7 @@ def price_training(
             if not assume:
                 masks.append((ExclusionReason.INTER_NODE_NOT_STATED, needs_inter & mk.inter_kind_missing))
                 masks.append((ExclusionReason.INTER_BANDWIDTH_NOT_STATED, needs_inter & inter_bw_missing))
-        code, excluded, nan_x = _exclusions(n_off, masks)
+        code, excluded, nan_x = first_reason_codes(n_off, masks)
 
         time_hours = steps * t_step / (3600.0 * gp.fraction) + nan_x
         gpu_hours = time_hours * n

@@ -17,6 +17,7 @@ import engine
 MODULES = sorted(m.name for m in pkgutil.walk_packages(engine.__path__, "engine."))
 #: Modules without worked examples (package re-exports, private helpers, result containers).
 NO_EXAMPLES = {
+    "engine.fast",  # each trick is checked against its plain version in test_fast.py
     "engine.placement", "engine.placement.eligibility", "engine.placement.milp", "engine.placement.plan",
     "engine.scoring", "engine.scoring.presets", "engine.tco", "engine.workload", "engine.workload.common",
     "engine.workload.results",
