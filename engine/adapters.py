@@ -17,7 +17,7 @@ import datetime as dt
 import math
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 
@@ -167,10 +167,9 @@ def build_decision_matrix(
     """
     basis = PriceBasis(price_basis)
     today = reference_date or dt.date.today()
-    if hasattr(offers, "to_dict"):
-        records: list[Mapping[str, Any]] = offers.to_dict("records")  # type: ignore[union-attr]
-    else:
-        records = list(offers)
+    to_dict = getattr(offers, "to_dict", None)  # a pandas DataFrame (read by duck typing)
+    records: list[Mapping[str, Any]] = (
+        list(to_dict("records")) if callable(to_dict) else list(cast(Iterable[Mapping[str, Any]], offers)))
     n = len(records)
 
     def col(name: str) -> list[object]:
@@ -552,7 +551,7 @@ def price_outlier_columns(offers: pd.DataFrame, *, group_column: str = "gpu_mode
         out[reason_column(column)] = pd.Series(texts, index=offers.index, dtype=object)
         any_flag |= r.is_outlier
         for i in np.flatnonzero(r.is_outlier):
-            reasons[i].append(texts[i])
+            reasons[i].append(str(texts[i]))
     out["price_outlier"] = any_flag
     out["price_outlier_reason"] = pd.Series(["; ".join(r) if r else None for r in reasons], index=offers.index,
                                             dtype=object)

@@ -108,7 +108,7 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return_inverse=True, return_counts=True)``, which groups the rows the same way (in sorted order).
     """
     n = rows.shape[0]
-    proj = np.random.default_rng(20261202).standard_normal(rows.shape[1])
+    proj = np.random.default_rng(20261202).standard_normal(size=(rows.shape[1],))
     h = np.zeros(n)
     for j in range(rows.shape[1]):  # column by column: identical rows give identical h, bit for bit
         h += rows[:, j] * proj[j]

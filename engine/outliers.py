@@ -161,7 +161,12 @@ def flag_outliers(
         members = np.flatnonzero(ok & (g == group))
         # Each (key, price) pair once: the statistics of the group, not of one provider's node sizes.
         seen: set[tuple[str, float]] = set()
-        first = [i for i in members if (pair := (keys[i], float(p[i]))) not in seen and not seen.add(pair)]
+        first = []
+        for i in members:
+            pair = (keys[i], float(p[i]))
+            if pair not in seen:
+                seen.add(pair)
+                first.append(i)
         sample = logp[np.asarray(first, dtype=int)]
         size[members] = sample.size
         if sample.size < min_group_size:

@@ -226,5 +226,5 @@ def at_rate(rate_per_s: npt.ArrayLike, batch_cap: npt.ArrayLike, w: Workload, r:
         ttft = [t_pf + mean_wait] + [t_pf + mm1_wait_quantile_s(rho, service, q) for q in (0.5, 0.9, 0.99)]
     lat = [x + w.output_tokens * tpot for x in ttft]
     nan = np.where(stable, 0.0, np.nan)
-    return LoadPoint(b + nan, tpot + nan, ttft[0] + nan, lat[0] + nan, *(x + nan for x in ttft[1:]),
-                     *(x + nan for x in lat[1:]), stable)
+    return LoadPoint(b + nan, tpot + nan, ttft[0] + nan, lat[0] + nan, ttft[1] + nan, ttft[2] + nan, ttft[3] + nan,
+                     lat[1] + nan, lat[2] + nan, lat[3] + nan, stable)

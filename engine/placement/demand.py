@@ -152,10 +152,12 @@ def demand_profile_gpus(workload: Workload, hours: int = int(HOURS_PER_YEAR)) ->
         (h // 24) % 7 < workload.busy_days_per_week
     )
     n_busy = int(busy.sum())
-    peak = float(workload.peak_gpus)  # type: ignore[arg-type]  (validated: pattern given)
+    if workload.peak_gpus is None or workload.mean_gpus is None:  # the validator requires a pattern or a series
+        raise ValueError("give mean_gpus and peak_gpus (with the busy-hours pattern) or hourly_demand_gpus")
+    peak = float(workload.peak_gpus)
     if n_busy == hours:
         return np.full(hours, peak)
-    base = max((float(workload.mean_gpus) * hours - peak * n_busy) / (hours - n_busy), 0.0)  # type: ignore[arg-type]
+    base = max((float(workload.mean_gpus) * hours - peak * n_busy) / (hours - n_busy), 0.0)
     return np.where(busy, peak, base)
 
 

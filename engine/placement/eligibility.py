@@ -99,7 +99,7 @@ def _requirement_problem(w: Workload, i: int, elig: _Eligibility, n_v: int) -> s
     labels = [_requirement_label(w, key) for key, _ in applied]
     n_meet = int(elig.meets[i].sum())
     if n_meet == 0 and applied:
-        fails = []
+        fails: list[str] = []
         for key, passes in applied:
             n_fail = int((~passes).sum())
             if n_fail:

@@ -132,7 +132,8 @@ class Venues:
                 else:
                     value = row.get(name, defaults[name])
                     cols[name].append(defaults[name] if value is None else value)
-        return cls(**{k: np.asarray(v, dtype=object) if k in _TEXT_FIELDS else v for k, v in cols.items()})
+        kwargs: dict[str, Any] = {k: np.asarray(v, dtype=object) if k in _TEXT_FIELDS else v for k, v in cols.items()}
+        return cls(**kwargs)
 
     @property
     def n_venues(self) -> int:

@@ -105,7 +105,7 @@ def apply_constraints(
     if isinstance(data, DecisionMatrix):
         n = len(data.ids)
     elif hasattr(attrs, "shape"):  # a DataFrame
-        n = int(attrs.shape[0])  # type: ignore[union-attr]
+        n = int(attrs.shape[0])
     elif any(first[a] in attrs for a in active):
         n = len(column(next(first[a] for a in active if first[a] in attrs)))
     else:

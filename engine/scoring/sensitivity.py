@@ -357,7 +357,7 @@ def monte_carlo_weights(
         a_t = np.ascontiguousarray(basis[first_idx].T)
         n_u = first_idx.size
 
-        def score(block: np.ndarray, out: np.ndarray, _spare: np.ndarray) -> np.ndarray:
+        def score(block: np.ndarray, out: np.ndarray, spare: np.ndarray) -> np.ndarray:  # spare: TOPSIS only
             return np.matmul(block, a_t, out=out)
     else:
         d_plus, d_minus = _topsis_squared_distances(x, objectives, topsis_normalisation)

@@ -208,7 +208,7 @@ def _owned_layers(horizon: np.ndarray, u: np.ndarray, owned: Sequence[np.ndarray
     monthly_rate = np.expm1(np.log1p(rate) / MONTHS_PER_YEAR)
     older = purchases - 1.0
 
-    def tied_up_months(x: np.ndarray, lost_share: np.ndarray) -> np.ndarray:
+    def tied_up_months(x: np.ndarray, lost_share: np.ndarray | float) -> np.ndarray:
         # sum over ages t = 0 .. x-1 of (1 - lost_share * t / M): capital-months of one generation
         return x - lost_share * x * (x - 1.0) / (2.0 * life)
 

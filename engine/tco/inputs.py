@@ -320,7 +320,8 @@ _OPS = {
 
 def unit_of(name: str) -> str:
     """The unit of a :class:`TcoInputs` field (e.g. ``"EUR/GPU-h"``)."""
-    return str((TcoInputs.model_fields[name].json_schema_extra or {}).get("unit", ""))
+    extra = TcoInputs.model_fields[name].json_schema_extra
+    return str(extra.get("unit", "")) if isinstance(extra, dict) else ""
 
 
 def take(params: Mapping[str, Any], names: Sequence[str], where: str) -> list[np.ndarray]:

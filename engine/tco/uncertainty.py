@@ -193,8 +193,8 @@ def monte_carlo(
     # The bounds of every field are intervals, so checking both ends of each range checks every draw.
     params = validate_arrays(base, **{name: [low, high] for name, (low, _mode, high) in used.items()})
     names = list(used)
-    low, mode, high = (np.array([used[name][j] for name in names]) for j in range(3))
-    sampler = BlockSampler(low, mode, high, distribution == "triangular", _MONTE_CARLO_BLOCK_DRAWS)
+    lows, modes, highs = (np.array([used[name][j] for name in names]) for j in range(3))
+    sampler = BlockSampler(lows, modes, highs, distribution == "triangular", _MONTE_CARLO_BLOCK_DRAWS)
     rng = np.random.default_rng(seed)
     samples = {option.value: np.empty(n_draws) for option in Option}
     arrays = [params[name] for name in COMPARE_PARAMS]

@@ -229,7 +229,8 @@ class InferenceService(BaseModel):
                    n_kv_heads=p.n_kv_heads, head_dim=p.head_dim, d_model=p.d_model, **kwargs)
 
 
-_PM = power.PowerModel.model_fields
+#: Sources of the shared power model's parameters (engine.power), shown for the same defaults here.
+_PM_SOURCE = {a.name: a.source for a in power.table()}
 
 
 class EngineAssumptions(BaseModel):
@@ -305,16 +306,16 @@ class EngineAssumptions(BaseModel):
         goodput_model.RESTART_S, "s", "detect a failure, reschedule, reload the checkpoint: assumption (no published "
         "restart time for LLM jobs found)", ge=0)
     gpu_power_fraction_of_tdp: float = assumed(
-        power.DEFAULT_POWER_MODEL.gpu_power_fraction_of_tdp, "-", _PM["gpu_power_fraction_of_tdp"].description,
+        power.DEFAULT_POWER_MODEL.gpu_power_fraction_of_tdp, "-", _PM_SOURCE["gpu_power_fraction_of_tdp"],
         gt=0, le=1.5)
     server_non_gpu_fraction_of_tdp: float = assumed(
         power.DEFAULT_POWER_MODEL.server_non_gpu_fraction_of_tdp, "-",
-        _PM["server_non_gpu_fraction_of_tdp"].description, ge=0, le=5)
+        _PM_SOURCE["server_non_gpu_fraction_of_tdp"], ge=0, le=5)
     idle_power_fraction: float = assumed(
-        power.DEFAULT_POWER_MODEL.idle_power_fraction, "-", _PM["idle_power_fraction"].description, ge=0, le=1)
-    pue_ratio: float = assumed(power.DEFAULT_POWER_MODEL.pue_ratio, "-", _PM["pue_ratio"].description, ge=1, le=3)
+        power.DEFAULT_POWER_MODEL.idle_power_fraction, "-", _PM_SOURCE["idle_power_fraction"], ge=0, le=1)
+    pue_ratio: float = assumed(power.DEFAULT_POWER_MODEL.pue_ratio, "-", _PM_SOURCE["pue_ratio"], ge=1, le=3)
     embodied_kg_co2e_per_gpu: float | None = assumed(
-        None, "kgCO2e/GPU", _PM["embodied_kg_co2e_per_gpu"].description, ge=0)
+        None, "kgCO2e/GPU", _PM_SOURCE["embodied_kg_co2e_per_gpu"], ge=0)
     inference_mfu_fraction: float = assumed(
         0.40, "-", "prefill/decode compute efficiency; C6 (TRT-LLM GPT-J, A100 FP16, BS 1, 128 tokens): 12.5 ms "
         "first token implies 0.39 (derived); same as the training default", gt=0, le=1)

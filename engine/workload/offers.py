@@ -100,12 +100,12 @@ class OfferArrays:
     @property
     def shape_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """Distinct (memory_gb, gpus_per_node) pairs (2 x k, NaN stored as -1) and each offer's pair index."""
-        return self._shape_pairs  # type: ignore[attr-defined, no-any-return]
+        return self._shape_pairs  # type: ignore[attr-defined]
 
     @property
     def masks(self) -> OfferMasks:
         """Missing-value and fabric masks of this catalog (computed at construction)."""
-        return self._masks  # type: ignore[attr-defined, no-any-return]
+        return self._masks  # type: ignore[attr-defined]
 
     def columns(self) -> dict[str, np.ndarray]:
         """The field arrays by name (for copies: ``OfferArrays(**{**o.columns(), "memory_gb": ...})``)."""
@@ -113,7 +113,8 @@ class OfferArrays:
 
     def take(self, index: npt.ArrayLike | slice) -> OfferArrays:
         """The offers at ``index`` (a slice, integer or boolean array), as new arrays."""
-        return OfferArrays(**{name: np.asarray(arr[index]) for name, arr in self.columns().items()},
+        idx = index if isinstance(index, slice) else np.asarray(index)
+        return OfferArrays(**{name: np.asarray(arr[idx]) for name, arr in self.columns().items()},
                            currency=self.currency)
 
 
