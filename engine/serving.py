@@ -35,7 +35,8 @@ References
 .. [1] S. Williams, A. Waterman, D. Patterson, "Roofline", CACM 52(4), 2009.
 .. [2] Databricks/MosaicML, "LLM inference performance engineering: best practices" (MBU, TTFT, TPOT).
 .. [3] W. Kwon et al., "Efficient Memory Management for LLM Serving with PagedAttention", SOSP 2023 (paged KV).
-.. [4] Triton Inference Server, dynamic/in-flight batching (docs/user_guide/batcher.md).
+.. [4] Triton Inference Server, dynamic/in-flight batching,
+       https://github.com/triton-inference-server/server/blob/main/docs/user_guide/batcher.md
 .. [5] L. Kleinrock, Queueing Systems, Vol. 1, Wiley 1975 (M/M/1 waiting time).
 """
 

@@ -46,7 +46,8 @@ def place_portfolio(
     time_limit_s : float
         HiGHS time limit [s]; on expiry the best plan found is returned and ``solver_status`` says so.
     mip_rel_gap : float
-        HiGHS relative MIP gap [-] (stack-recipes section 7: always pass both).
+        HiGHS relative MIP gap [-] (both are ``scipy.optimize.milp`` options [6]; always pass both: a hard model
+        without a time limit can run for minutes).
     assumptions : PlacementAssumptions, optional
         Spot overhead inputs (default :class:`PlacementAssumptions`).
     demand : array_like, optional
@@ -118,8 +119,8 @@ def place_portfolio(
     sol = _solve(p, opts, "optimised", time_limit_s, mip_rel_gap)
     reasons = [_optimised_reason(p, i, int(sol.k[i]), int(sol.venue[i]), opts) for i in range(len(workloads))]
     rows = _base_assumptions(p, a) + [
-        Assumption("time_limit_s", time_limit_s, "s", "HiGHS time limit (stack-recipes section 7)"),
-        Assumption("mip_rel_gap", mip_rel_gap, "-", "HiGHS relative MIP gap (stack-recipes section 7)"),
+        Assumption("time_limit_s", time_limit_s, "s", "HiGHS time limit (scipy.optimize.milp option time_limit)"),
+        Assumption("mip_rel_gap", mip_rel_gap, "-", "HiGHS relative MIP gap (scipy.optimize.milp option mip_rel_gap)"),
     ]
     return _plan(p, "optimised", sol.k, sol.venue, p.elig.burst_venue, p.elig.burst_is_spot, p.elig.burst_rate,
                  reasons, sol.status, sol.gap, sol.seconds, rows)
