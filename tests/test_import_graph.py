@@ -7,6 +7,8 @@ pages or Streamlit; ``domain`` imports only the standard library. Inside ``engin
 DAG, a module of a package imports its siblings (never its own package's ``__init__``), pandas is read only by the
 boundary module ``engine.adapters`` (lazily), and no other engine module imports that boundary.
 
+Engine and domain modules stay under 600 lines.
+
 The imports are read from the source with :mod:`ast` (every ``import`` statement, at any depth, including
 imports inside functions), so a lazy import cannot hide a violation.
 """
@@ -181,3 +183,16 @@ def test_the_parser_sees_lazy_and_type_checking_imports():
     assert ("engine.scoring.matrix", False) in seen  # a module-level import of a submodule
     assert _violations([Import("engine.x", "catalog.store", True)], "engine", ("catalog",)) == [
         "engine.x imports catalog.store"]
+
+
+# --- size ------------------------------------------------------------------------------------------------------------
+
+#: A module past this many lines holds more than one concept: make it a package (README, "Map of the code").
+MAX_MODULE_LINES = 600
+
+
+def test_no_engine_or_domain_module_passes_the_size_limit():
+    sizes = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()
+             if _top(name) in ("engine", "domain")}
+    assert len(sizes) > 30
+    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
