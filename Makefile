@@ -72,8 +72,10 @@ refresh: catalog
 screenshots: setup chromium
 	$(BIN)/python bench/screenshots.py
 
+## Lint: ruff on everything, mypy on engine, catalog and domain (config in pyproject.toml).
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/python -m mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

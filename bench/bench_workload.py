@@ -8,7 +8,7 @@ Run ``python bench/bench_workload.py``. Targets (issue): the vectorised call und
   glibc returns freed ~800 KB temporaries to the OS when nothing else holds the heap, and the next
   call then page-faults them back in; the "results dropped" line shows that worst case, for
   information (it is not what the targets are judged on).
-* Loop: :func:`engine.workload.reference_price_training_loop` (``math`` only, one offer at a time,
+* Loop: :func:`bench.reference_workload.reference_price_training_loop` (``math`` only, one offer at a time,
   same formulas, layout choice and exclusions; time, cost, energy, emissions and goodput checked equal to the
   vectorised kernel here and in the tests), timed on the
   first ``LOOP_SUBSAMPLE`` offers and scaled linearly to the full catalog (the loop's cost per
@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from bench.reference_workload import reference_price_training_loop  # noqa: E402
 from engine.network import InterNodeKind, IntraNodeKind, nvlink_busbw_gb_per_s  # noqa: E402
 from engine.workload import (  # noqa: E402
     GRID_INTENSITY_G_PER_KWH_BY_COUNTRY,
@@ -37,7 +38,6 @@ from engine.workload import (  # noqa: E402
     TrainingJob,
     price_inference,
     price_training,
-    reference_price_training_loop,
 )
 
 N_OFFERS = 100_000

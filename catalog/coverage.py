@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from typing import TypedDict
 
 import pandas as pd
 
@@ -110,7 +111,17 @@ def sovereign_shortlist(offers: pd.DataFrame, today: dt.date, *, gpus: tuple[str
     return offers[keep].copy()
 
 
-def shortlist_summary(offers: pd.DataFrame, today: dt.date) -> dict[str, object]:
+class ShortlistSummary(TypedDict):
+    """What :func:`shortlist_summary` counts."""
+
+    providers: list[str]
+    offers: int
+    eu_parent_h100_h200_sxm: int
+    eu_parent_h100_h200_sxm_with_fabric_and_price: int
+    eu_parent_h100_h200_sxm_infiniband: int
+
+
+def shortlist_summary(offers: pd.DataFrame, today: dt.date) -> ShortlistSummary:
     """Counts for the Home page and the data report (see :func:`sovereign_shortlist`)."""
     short = sovereign_shortlist(offers, today)
     sxm_ib = sovereign_shortlist(offers, today, gpus=("H100", "H200"), fabrics=INFINIBAND)

@@ -15,6 +15,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from domain.geography import EU_EEA_COUNTRY_CODES
+
 # ---------------------------------------------------------------------------------------------------
 # Enumerations (mirrored by CHECK constraints in schema.sql; a test keeps the two in step)
 # ---------------------------------------------------------------------------------------------------
@@ -406,12 +408,9 @@ TABLE_MODELS: dict[str, type[_Row]] = {
     "certification_scopes": CertificationScope,
 }
 
-#: EU member states plus the EEA countries (IS, LI, NO): where "EU data residency" can hold.
-#: Source: https://european-union.europa.eu/principles-countries-history/eu-countries_en and the EEA
-#: Agreement (https://www.efta.int/eea), as of 2026.
-EU_EEA_COUNTRIES = frozenset(
-    "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO".split()
-)
+#: EU member states plus the EEA countries (IS, LI, NO): where "EU data residency" can hold (one list for the
+#: catalog and the engine: :data:`domain.geography.EU_EEA_COUNTRY_CODES`, with its sources).
+EU_EEA_COUNTRIES = EU_EEA_COUNTRY_CODES
 
 
 class GpuAlias(_Row):

@@ -549,9 +549,10 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
                 current = sorted((p for p in prices_by_offer.get(offer["offer_id"], []) if p["price_type"] == ptype),
                                  key=lambda p: _clean(p["valid_from"]))
                 old = current[-1] if current else None
-                line[f"{ptype}_old"] = None if old is None else float(old["amount_per_gpu_hour"])
+                old_amount = None if old is None else float(old["amount_per_gpu_hour"])
+                line[f"{ptype}_old"] = old_amount
                 line[f"{ptype}_new"] = amount
-                line[f"{ptype}_move_pct"] = _move_pct(line[f"{ptype}_old"], amount)
+                line[f"{ptype}_move_pct"] = _move_pct(old_amount, amount)
                 if amount is None:
                     continue
                 if old is not None and abs(float(old["amount_per_gpu_hour"]) - amount) < SAME_AMOUNT_USD:

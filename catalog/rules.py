@@ -11,6 +11,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
+from domain.geography import EU_EEA_COUNTRY_CODES
+
 #: A price more than this factor above or below the median on-demand price of the same GPU model is
 #: flagged for a second look (a judgement: the seed's H100 prices span about 1.5-16 EUR/GPU-h, a 10x
 #: range, so 3x either side of the median catches unit slips such as per-node prices filed per GPU).
@@ -117,9 +119,8 @@ def _variant_findings(row: dict, ctx: RuleContext) -> list[Finding]:
 # Ownership rules (providers)
 # ---------------------------------------------------------------------------------------------------
 
-#: EU/EEA member states (mirrors ``catalog.models.EU_EEA_COUNTRIES``; kept here so the rules need no
-#: model import).
-EU_EEA = frozenset("AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO".split())
+#: EU/EEA member states (:data:`domain.geography.EU_EEA_COUNTRY_CODES`, the one list).
+EU_EEA = EU_EEA_COUNTRY_CODES
 #: An ownership source older than this is shown as a warning ("re-check the parent"), not an error.
 OWNERSHIP_RECHECK_DAYS = 365
 

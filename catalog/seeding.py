@@ -178,7 +178,7 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
         out.gpu_aliases.append(_validate(GpuAlias, r, f"gpu_aliases.csv line {i}"))
 
     for i, r in enumerate(spec_rows, start=2):
-        row = {
+        row: dict[str, object] = {
             "gpu_spec_id": r["gpu_model"],
             "gpu_model": SPEC_MODEL.get(r["gpu_model"], r["gpu_model"]),
             "form_factor": r["form_factor"],

@@ -48,6 +48,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import IntEnum
 from typing import NamedTuple
 
@@ -445,7 +446,7 @@ def point_to_point_time_s(
             latency_s, dtype=float)
 
 
-def kind_codes(names: list[object] | tuple[object, ...], table: dict[str, IntEnum]) -> np.ndarray:
+def kind_codes(names: list[object] | tuple[object, ...], table: Mapping[str, IntEnum]) -> np.ndarray:
     """Map catalog strings to integer codes (0 = not stated), for the boundary helpers.
 
     Examples

@@ -44,13 +44,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-
-if TYPE_CHECKING:  # pandas only at the boundary (:func:`price_outlier_columns`)
-    import pandas as pd
 
 __all__ = [
     "MODIFIED_Z_CONSTANT",
@@ -62,8 +58,6 @@ __all__ = [
     "flag_outliers",
     "flag_column",
     "reason_column",
-    "price_outlier_columns",
-    "outlier_in",
 ]
 
 #: 0.6745 = the 0.75 quantile of the standard normal: makes MAD a consistent estimate of sigma [1].
@@ -167,7 +161,12 @@ def flag_outliers(
         members = np.flatnonzero(ok & (g == group))
         # Each (key, price) pair once: the statistics of the group, not of one provider's node sizes.
         seen: set[tuple[str, float]] = set()
-        first = [i for i in members if (pair := (keys[i], float(p[i]))) not in seen and not seen.add(pair)]
+        first = []
+        for i in members:
+            pair = (keys[i], float(p[i]))
+            if pair not in seen:
+                seen.add(pair)
+                first.append(i)
         sample = logp[np.asarray(first, dtype=int)]
         size[members] = sample.size
         if sample.size < min_group_size:
@@ -206,60 +205,3 @@ def _reason(price_type: str, gpu: str, ratio: float, z: float, n: int) -> str:
             f"prices ({side} the median, {z_text} beyond ±{MODIFIED_Z_CUTOFF:g}; Iglewicz & Hoaglin rule)")
 
 
-def price_outlier_columns(offers: pd.DataFrame, *, group_column: str = "gpu_model",
-                          dedupe_column: str = "provider_id") -> pd.DataFrame:
-    """The flags of every price type for the offers frame (prices in EUR per GPU-hour), same index.
-
-    Columns: ``<type>_is_outlier`` (bool) and ``<type>_outlier_reason`` (text or None) for each column of
-    :data:`PRICE_TYPES` present in ``offers``, then ``price_outlier`` (any price of the row flagged) and
-    ``price_outlier_reason`` (the reasons joined with "; ", None when none).
-
-    Judge the whole catalog, then narrow: a filter must not change which prices are outliers.
-    """
-    import pandas as pd
-
-    out = pd.DataFrame(index=offers.index)
-    groups = offers[group_column].tolist() if group_column in offers else [None] * len(offers)
-    dedupe = offers[dedupe_column].tolist() if dedupe_column in offers else None
-    any_flag = np.zeros(len(offers), dtype=bool)
-    reasons: list[list[str]] = [[] for _ in range(len(offers))]
-    for price_type, column in PRICE_TYPES.items():
-        if column not in offers:
-            continue
-        prices = pd.to_numeric(offers[column], errors="coerce").to_numpy(dtype=float)
-        r = flag_outliers(prices, groups, dedupe)
-        texts = [
-            _reason(price_type, str(groups[i]), r.ratio_to_median[i], r.modified_z[i], int(r.group_size[i]))
-            if r.is_outlier[i] else None
-            for i in range(len(offers))
-        ]
-        out[flag_column(column)] = r.is_outlier
-        out[reason_column(column)] = pd.Series(texts, index=offers.index, dtype=object)
-        any_flag |= r.is_outlier
-        for i in np.flatnonzero(r.is_outlier):
-            reasons[i].append(texts[i])
-    out["price_outlier"] = any_flag
-    out["price_outlier_reason"] = pd.Series(["; ".join(r) if r else None for r in reasons], index=offers.index,
-                                            dtype=object)
-    return out
-
-
-def outlier_in(offers: pd.DataFrame, price_columns: Sequence[str]) -> tuple[np.ndarray, list[str | None]]:
-    """Whether any of ``price_columns`` of each row is flagged, and the reason (None when not).
-
-    Reads the columns :func:`price_outlier_columns` adds; a frame without them has no flags. Used for a
-    price basis built from several types (e.g. "cheapest stated").
-    """
-    n = len(offers)
-    flagged = np.zeros(n, dtype=bool)
-    reasons: list[list[str]] = [[] for _ in range(n)]
-    for column in price_columns:
-        fc, rc = flag_column(column), reason_column(column)
-        if fc not in offers:
-            continue
-        f = offers[fc].fillna(False).to_numpy(dtype=bool)
-        flagged |= f
-        texts = offers[rc].tolist()
-        for i in np.flatnonzero(f):
-            reasons[i].append(str(texts[i]))
-    return flagged, ["; ".join(r) if r else None for r in reasons]

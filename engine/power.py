@@ -45,7 +45,9 @@ from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
+
+from engine.assumptions import Assumption, assumed, assumptions_of
 
 #: DGX H100 maximum system power [kW/server] (DGX H100 User Guide).
 DGX_H100_MAX_POWER_KW_PER_SERVER = 10.2
@@ -64,10 +66,6 @@ IDLE_POWER_FRACTION_ASSUMED = 0.30
 _DGX = "https://docs.nvidia.com/dgx/dgxh100-user-guide/"
 
 
-def _field(default: object, unit: str, source: str, **bounds: object) -> object:
-    return Field(default, description=source, json_schema_extra={"unit": unit}, **bounds)  # type: ignore[arg-type]
-
-
 class PowerModel(BaseModel):
     """Parameters of the shared power model, each with unit and source (pages may override).
 
@@ -81,23 +79,23 @@ class PowerModel(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    gpu_power_fraction_of_tdp: float = _field(
+    gpu_power_fraction_of_tdp: float = assumed(
         1.0, "-", "GPU draw at load as a fraction of TDP; 1.0 = the model cards' 'peak power capacity per GPU' "
         "(Llama 2 / Llama 3.1 model cards)", gt=0, le=1.5)
-    server_non_gpu_fraction_of_tdp: float = _field(
+    server_non_gpu_fraction_of_tdp: float = assumed(
         SERVER_NON_GPU_FRACTION_OF_TDP, "-", f"CPU, memory, NICs, fans per GPU: DGX H100 10.2 kW / 8 GPUs - 700 W = "
         f"575 W = 0.821 x TDP ({_DGX}); Epoch AI chip-to-server factor 1.82 (training-cost-trends energy.py)",
         ge=0, le=5)
-    idle_power_fraction: float = _field(
+    idle_power_fraction: float = assumed(
         IDLE_POWER_FRACTION_ASSUMED, "-", "idle server power / full-load power; assumption (no published figure for "
         "an 8-GPU server), same as the TCO engine", ge=0, le=1)
-    pue_ratio: float = _field(
+    pue_ratio: float = assumed(
         UPTIME_2024_AVERAGE_PUE, "-", "Uptime Institute 2024 survey industry-average PUE 1.56 (1.55-1.59 since "
         "2020); hyperscalers ~1.1", ge=1, le=3)
-    embodied_kg_co2e_per_gpu: float | None = _field(
+    embodied_kg_co2e_per_gpu: float | None = assumed(
         None, "kgCO2e/GPU", "optional manufacturing emissions of one GPU with its server share; None = not included "
         "(no sourced default; Luccioni et al. arXiv 2211.02001 estimate BLOOM's embodied share per GPU-hour)", ge=0)
-    service_life_hours: float = _field(
+    service_life_hours: float = assumed(
         5 * 8760.0, "h", "hours the embodied carbon is spread over: 5 years (Meta and Amazon server lives of "
         "5 years, docs/domain-model.md section 5)", gt=0)
 
@@ -234,10 +232,6 @@ def job_energy(
                   operational + embodied)
 
 
-def table(model: PowerModel = DEFAULT_POWER_MODEL) -> tuple[tuple[str, object, str, str], ...]:
-    """The parameters as (name, value, unit, source) rows."""
-    rows = []
-    for name, field in type(model).model_fields.items():
-        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-        rows.append((name, getattr(model, name), str(extra.get("unit", "-")), field.description or ""))
-    return tuple(rows)
+def table(model: PowerModel = DEFAULT_POWER_MODEL) -> tuple[Assumption, ...]:
+    """The parameters as :class:`~engine.assumptions.Assumption` rows (name, value, unit, source)."""
+    return assumptions_of(model)

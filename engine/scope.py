@@ -11,7 +11,7 @@ excluded offer comes back with its reasons.
 * :class:`OfferScope`: GPU class (models), minimum memory per GPU, workload fit, and whether flagged
   price outliers (:mod:`engine.outliers`) may be used.
 * :class:`Residency`: EU/EEA data centre, EU parent, EU/EEA legal seat, required certifications.
-* :func:`is_marketplace`: offers sold by third-party hosts (community cloud, marketplace), where no
+* :func:`engine.adapters.is_marketplace`: offers sold by third-party hosts (community cloud, marketplace), where no
   commitment can be bought.
 
 Memory rule (:func:`memory_need_gb_per_gpu`)
@@ -35,17 +35,13 @@ bound cannot run the job as specified; one above it may still need more GPUs tha
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.scoring import Constraints
 from engine.workload import DEFAULT_ASSUMPTIONS, TrainingJob
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "BYTES_PER_PARAM",
@@ -55,7 +51,6 @@ __all__ = [
     "OfferScope",
     "Residency",
     "scope_constraints",
-    "is_marketplace",
 ]
 
 #: Training state per parameter [B]: the Workload engine's own default (16: ZeRO section 3.1, Transformer
@@ -182,17 +177,3 @@ def scope_constraints(scope: OfferScope | None = None, residency: Residency | No
     return (base or Constraints()).model_copy(update=update)
 
 
-_MARKETPLACE = re.compile(r"\b(community|marketplace)\b", re.IGNORECASE)
-
-
-def is_marketplace(offers: pd.DataFrame) -> np.ndarray:
-    """Offers sold by third-party hosts at host-set hourly prices (RunPod Community Cloud, Vast.ai's
-    marketplace): the seed names the segment in ``region`` (the catalog has no field for it). No
-    commitment (reserved capacity) can be bought on them.
-
-    >>> import pandas as pd
-    >>> is_marketplace(pd.DataFrame({"region": ["Community Cloud (global)", "marketplace (global)", "fr-par-2", None]})).tolist()
-    [True, True, False, False]
-    """
-    return np.asarray([isinstance(r, str) and bool(_MARKETPLACE.search(r)) for r in offers["region"].tolist()],
-                      dtype=bool)

@@ -35,7 +35,8 @@ References
 .. [1] S. Williams, A. Waterman, D. Patterson, "Roofline", CACM 52(4), 2009.
 .. [2] Databricks/MosaicML, "LLM inference performance engineering: best practices" (MBU, TTFT, TPOT).
 .. [3] W. Kwon et al., "Efficient Memory Management for LLM Serving with PagedAttention", SOSP 2023 (paged KV).
-.. [4] Triton Inference Server, dynamic/in-flight batching (docs/user_guide/batcher.md).
+.. [4] Triton Inference Server, dynamic/in-flight batching,
+       https://github.com/triton-inference-server/server/blob/main/docs/user_guide/batcher.md
 .. [5] L. Kleinrock, Queueing Systems, Vol. 1, Wiley 1975 (M/M/1 waiting time).
 """
 
@@ -226,5 +227,5 @@ def at_rate(rate_per_s: npt.ArrayLike, batch_cap: npt.ArrayLike, w: Workload, r:
         ttft = [t_pf + mean_wait] + [t_pf + mm1_wait_quantile_s(rho, service, q) for q in (0.5, 0.9, 0.99)]
     lat = [x + w.output_tokens * tpot for x in ttft]
     nan = np.where(stable, 0.0, np.nan)
-    return LoadPoint(b + nan, tpot + nan, ttft[0] + nan, lat[0] + nan, *(x + nan for x in ttft[1:]),
-                     *(x + nan for x in lat[1:]), stable)
+    return LoadPoint(b + nan, tpot + nan, ttft[0] + nan, lat[0] + nan, ttft[1] + nan, ttft[2] + nan, ttft[3] + nan,
+                     lat[1] + nan, lat[2] + nan, lat[3] + nan, stable)

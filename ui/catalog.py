@@ -9,7 +9,7 @@ import streamlit as st
 
 from catalog.errors import CatalogError
 from catalog.store import CatalogStore, OfferFilter, resolve_catalog_path
-from engine.outliers import price_outlier_columns
+from engine.adapters import price_outlier_columns
 
 
 @st.cache_resource(show_spinner="Opening the catalog…")

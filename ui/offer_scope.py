@@ -25,7 +25,8 @@ import streamlit as st
 
 from catalog import coverage
 from catalog.store import STALE_AFTER_DAYS
-from engine.outliers import MODIFIED_Z_CUTOFF, PRICE_TYPES, RATIO_CUTOFF, outlier_in
+from engine.adapters import outlier_in
+from engine.outliers import MODIFIED_Z_CUTOFF, PRICE_TYPES, RATIO_CUTOFF
 from engine.scope import FIT_USES, OfferScope, Residency, WorkloadFit
 from engine.scoring import Constraints, apply_constraints
 from ui.scenario import ClientBrief, Scenario

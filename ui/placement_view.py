@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from engine.adapters import is_marketplace, venues_from_offers
 from engine.money import from_eur
 from engine.outliers import flag_column
 from engine.placement import (
@@ -32,9 +33,8 @@ from engine.placement import (
     demand_profiles_gpus,
     place_portfolio,
     sensitivity_to_on_demand_price,
-    venues_from_offers,
 )
-from engine.scope import OfferScope, is_marketplace, scope_constraints
+from engine.scope import OfferScope, scope_constraints
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
 from ui.catalog import catalog_key
@@ -573,7 +573,7 @@ def assumptions_frame(solved: Solved, section: PlacementSection, display: Displa
     ]
     epoch = [(f"epoch_discount_{p}", f"1 y {d[1]:.0%}, 3 y {d[3]:.0%}", "-",
               "Epoch AI training-cost-trends constants.py DEFAULT_CUD") for p, d in EPOCH_COMMITMENT_DISCOUNT_FRACTION.items()]
-    engine = [] if solved.plan is None else [tuple(a) for a in solved.plan.assumptions]
+    engine = [] if solved.plan is None else [a.row() for a in solved.plan.assumptions]
     rows = [{"name": n, "value": v if isinstance(v, str) else f"{v:.4g}" if isinstance(v, float) else str(v),
              "unit": u, "source": s} for n, v, u, s in page + epoch + engine]
     return pd.DataFrame(rows)

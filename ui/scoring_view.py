@@ -20,6 +20,7 @@ import streamlit as st
 
 from catalog.coverage import certification_options
 from catalog.store import STALE_AFTER_DAYS
+from engine.adapters import build_decision_matrix
 from engine.money import from_eur, to_eur
 from engine.scope import scope_constraints
 from engine.scoring import (
@@ -32,7 +33,6 @@ from engine.scoring import (
     ScoringResult,
     Weights,
     apply_constraints,
-    build_decision_matrix,
     monte_carlo_weights,
     rank,
     rank_alternatives,

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from catalog.store import STALE_AFTER_DAYS
 from engine import power
+from engine.adapters import offer_arrays_from_frame
 from engine.network import InterNodeKind
 from engine.scope import OfferScope, Residency, scope_constraints
 from engine.workload import (
@@ -27,7 +28,6 @@ from engine.workload import (
     MODEL_PRESETS,
     EngineAssumptions,
     OfferArrays,
-    offer_arrays_from_frame,
     price_inference,
     price_training,
 )
@@ -455,7 +455,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
         defaults_used=defaults,
     )
     out = out.sort_values(["is_ranked", *sort_by, "offer_id"], ascending=[False, *ascending, True], kind="stable")
-    rows = [*r.assumptions,
+    rows = [*(a.row() for a in r.assumptions),
             ("price_type", s.price_type, "-", "Workload page: current catalog price of this type per offer"),
             ("power_per_h100_at_the_wall", float(power.facility_power_kw_per_gpu(700.0, 1.0, a.power_model())), "kW",
              "engine.power: 700 W TDP + server non-GPU share, x PUE (the same model as the TCO page)"),

@@ -6,26 +6,24 @@ value at the horizon end credited, cost per useful GPU-hour = total / useful GPU
 utilisation = where two totals meet, and the month-by-month net cost to date whose last point is the total.
 
 * :mod:`engine.tco.inputs` -- published defaults, :class:`TcoInputs`, vectorised bound checks;
-* :mod:`engine.tco.horizon` -- the kernels and :func:`evaluate_tco`;
+* :mod:`engine.tco.horizon` -- the kernels;
+* :mod:`engine.tco.timeline` -- the same totals month by month (net cost to date, break-even month);
+* :mod:`engine.tco.result` -- one scenario with its assumptions, :func:`evaluate_tco`;
 * :mod:`engine.tco.uncertainty` -- Monte Carlo and tornado on the same kernel.
 
 The reserved option takes part only with a committed price and its term (from the chosen offer or typed by
 the user); no discount is ever borrowed from another provider.
 """
 
+from engine.assumptions import Assumption
 from engine.tco.horizon import (
     COMPARE_PARAMS,
     LAYERS,
     Option,
     Pair,
-    TcoResult,
-    break_even_month,
     break_even_utilisation,
-    cheapest_of,
     compare_options_per_useful_gpu_hour,
     cost_per_useful_gpu_hour_eur,
-    cumulative_cost_eur,
-    evaluate_tco,
     horizon_cost_eur_per_gpu,
     life_months,
     mean_on_demand_price_eur_per_gpu_hour,
@@ -39,10 +37,18 @@ from engine.tco.inputs import (
     MONTHS_PER_YEAR,
     OPTIONAL_FIELDS,
     RESIDUAL_VALUE_RULE,
-    Assumption,
     TcoInputs,
     unit_of,
     validate_arrays,
+)
+from engine.tco.result import (
+    TcoResult,
+    cheapest_of,
+    evaluate_tco,
+)
+from engine.tco.timeline import (
+    break_even_month,
+    cumulative_cost_eur,
 )
 from engine.tco.uncertainty import (
     DEFAULT_MONTE_CARLO_SPREADS,

@@ -46,21 +46,17 @@ tornado, a Monte Carlo and the month-by-month curve).
 from __future__ import annotations
 
 import enum
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.fast import evaluate_in_blocks
 from engine.power import load_scaled_power_kw
 from engine.tco.inputs import (
     HOURS_PER_MONTH,
     MONTHS_PER_YEAR,
-    RESIDUAL_VALUE_RULE,
-    Assumption,
-    TcoInputs,
+    TcoInputs,  # noqa: F401  (the worked examples build their inputs with it)
     take,
 )
 
@@ -212,7 +208,7 @@ def _owned_layers(horizon: np.ndarray, u: np.ndarray, owned: Sequence[np.ndarray
     monthly_rate = np.expm1(np.log1p(rate) / MONTHS_PER_YEAR)
     older = purchases - 1.0
 
-    def tied_up_months(x: np.ndarray, lost_share: np.ndarray) -> np.ndarray:
+    def tied_up_months(x: np.ndarray, lost_share: np.ndarray | float) -> np.ndarray:
         # sum over ages t = 0 .. x-1 of (1 - lost_share * t / M): capital-months of one generation
         return x - lost_share * x * (x - 1.0) / (2.0 * life)
 
@@ -463,226 +459,3 @@ def _compare_block(
     return out
 
 
-#: Points per block in :func:`evaluate_in_blocks` (256 KiB per float64 temporary).
-BLOCK_POINTS = 32_768
-
-
-def evaluate_in_blocks(fn: Any, arrays: Sequence[np.ndarray], block: int = BLOCK_POINTS) -> dict[str, np.ndarray]:
-    """Evaluate the elementwise ``fn(*arrays)`` over blocks of points; same result as one call.
-
-    Running a long chain of numpy operations block by block keeps each temporary at ``block`` elements
-    instead of the full size, and is slightly faster because the temporaries stay in cache. Only used
-    when every non-scalar input already has the full broadcast shape; otherwise ``fn`` runs once.
-    """
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    size = math.prod(shape)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if size <= 2 * block or any(a.ndim and a.shape != shape for a in arrays):
-            out = fn(*arrays)
-            return {key: np.broadcast_to(value, shape).copy() for key, value in out.items()}
-        flat = [a.reshape(-1) if a.ndim else a for a in arrays]
-        result: dict[str, np.ndarray] = {}
-        for start in range(0, size, block):
-            stop = min(start + block, size)
-            part = fn(*(a[start:stop] if a.ndim else a for a in flat))
-            for key, value in part.items():
-                if key not in result:
-                    result[key] = np.empty(size)
-                result[key][start:stop] = value
-    return {key: value.reshape(shape) for key, value in result.items()}
-
-
-# --------------------------------------------------------------------------------------------------
-# Month by month: the same totals for every horizon 1 .. H
-# --------------------------------------------------------------------------------------------------
-
-
-def _horizon_axis(params: Mapping[str, Any], where: str) -> tuple[int, dict[str, np.ndarray]]:
-    (h,) = take(params, ("horizon_months",), where)
-    if h.ndim != 0 or h < 1 or h != np.floor(h):
-        raise ValueError(f"{where}: horizon_months must be a scalar integer >= 1, got {h}")
-    months = int(h)
-    expanded = {name: np.asarray(value, dtype=float)[..., None] for name, value in params.items()}
-    expanded["horizon_months"] = np.arange(1.0, months + 1.0)
-    return months, expanded
-
-
-def cumulative_cost_eur(option: Option | str, /, **params: npt.ArrayLike) -> np.ndarray:
-    r"""Net cost to date of a cluster of ``cluster_gpus`` GPUs: the total if you stopped after month k [EUR].
-
-    Point :math:`k` (1-based) is :func:`horizon_cost_eur_per_gpu` with a horizon of :math:`k` months times
-    the GPU count: owned hardware sold at its resale value then, a started reserved term paid to its end.
-    The last point is the horizon total.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``S + (horizon_months,)`` [EUR]; NaN for reserved without a committed price.
-
-    Examples
-    --------
-    >>> inputs = dict(TcoInputs().as_arrays(), horizon_months=2)
-    >>> cumulative_cost_eur("on_demand", **inputs).round(2).tolist()  # 8 GPUs x 0.7 x 730 h x 4.32 per month
-    [17660.16, 35320.32]
-    """
-    _months, expanded = _horizon_axis(params, "cumulative_cost_eur")
-    (gpus,) = take(expanded, ("cluster_gpus",), "cumulative_cost_eur")
-    return horizon_cost_eur_per_gpu(option, **expanded) * gpus
-
-
-def break_even_month(
-    option: Option | str = Option.OWNED, versus: Option | str = Option.ON_DEMAND, **params: npt.ArrayLike
-) -> np.ndarray:
-    r"""First month after which ``option`` has cost no more in total than ``versus`` (net cost to date).
-
-    Returns
-    -------
-    numpy.ndarray
-        Month count :math:`k \in \{1 \dots H\}` [month] (float), the smallest with
-        :math:`C^{option}(k) \le C^{versus}(k)`; NaN when that never happens within ``horizon_months`` (or an
-        option has no price). Shape ``S``, the broadcast shape of the parameters.
-
-    Notes
-    -----
-    "First" is literal: the curves can cross back (e.g. at a replacement purchase or a new reserved term);
-    :func:`cumulative_cost_eur` shows the whole story, and the verdict uses the horizon end.
-    """
-    cumulative_a = cumulative_cost_eur(option, **params)
-    cumulative_b = cumulative_cost_eur(versus, **params)
-    cheaper = cumulative_a <= cumulative_b
-    first = np.argmax(cheaper, axis=-1).astype(float) + 1.0
-    return np.where(cheaper.any(axis=-1), first, np.nan)
-
-
-# --------------------------------------------------------------------------------------------------
-# One scenario with its assumptions
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TcoResult:
-    """Numbers for one scenario, all derived from the horizon totals, plus the assumptions behind them.
-
-    Attributes
-    ----------
-    inputs : TcoInputs
-    total_cost_eur : dict of str to float
-        Per :class:`Option` value: the cluster's total over the horizon [EUR]; NaN for reserved without a
-        committed price.
-    useful_gpu_hours : float
-        Useful GPU-hours of the cluster over the horizon [GPU-h].
-    cost_per_useful_gpu_hour_eur : dict of str to float
-        ``total_cost_eur / useful_gpu_hours`` per option [EUR per useful GPU-h].
-    available_options : tuple of str
-        Options that have a price (reserved only with a committed price).
-    cheapest_option : str
-        The available option with the lowest total (ties go to the one with less commitment).
-    owned_breakdown_eur, owned_breakdown_eur_per_useful_gpu_hour : dict of str to float
-        Owned layers (:data:`LAYERS`) for the cluster over the horizon [EUR] and per useful GPU-hour.
-    break_even_utilisation_fraction : dict of str to float
-        Per :class:`Pair` value over the horizon [-] (see :func:`break_even_utilisation`).
-    mean_on_demand_price_over_horizon_eur_per_gpu_hour : float
-    purchases : int
-        Hardware generations bought within the horizon.
-    hardware_age_at_horizon_end_months : float
-    resale_value_at_horizon_end_fraction : float
-        Resale value of the hardware held at the horizon end, share of equipment capex [-].
-    reserved_paid_months : float
-        Months of committed price paid (whole terms; >= the horizon); NaN without a committed price.
-    months : numpy.ndarray
-        Month numbers 1..H.
-    cumulative_cost_eur : dict of str to numpy.ndarray
-        Net cost to date per option [EUR], shape (H,); the last value is ``total_cost_eur``.
-    break_even_month : dict of str to float
-        Keys ``"owned_vs_on_demand"``, ``"owned_vs_reserved"``, ``"reserved_vs_on_demand"`` [month].
-    assumptions : tuple of Assumption
-    residual_value_rule : str
-    """
-
-    inputs: TcoInputs
-    total_cost_eur: dict[str, float]
-    useful_gpu_hours: float
-    cost_per_useful_gpu_hour_eur: dict[str, float]
-    available_options: tuple[str, ...]
-    cheapest_option: str
-    owned_breakdown_eur: dict[str, float]
-    owned_breakdown_eur_per_useful_gpu_hour: dict[str, float]
-    break_even_utilisation_fraction: dict[str, float]
-    mean_on_demand_price_over_horizon_eur_per_gpu_hour: float
-    purchases: int
-    hardware_age_at_horizon_end_months: float
-    resale_value_at_horizon_end_fraction: float
-    reserved_paid_months: float
-    months: np.ndarray
-    cumulative_cost_eur: dict[str, np.ndarray]
-    break_even_month: dict[str, float]
-    assumptions: tuple[Assumption, ...] = field(default_factory=tuple)
-    residual_value_rule: str = RESIDUAL_VALUE_RULE
-
-    @property
-    def runner_up_option(self) -> str | None:
-        """The available option with the second-lowest total, if any."""
-        others = [o for o in self.available_options if o != self.cheapest_option]
-        return min(others, key=self.total_cost_eur.__getitem__) if others else None
-
-
-def cheapest_of(totals: Mapping[str, float]) -> str:
-    """The option with the lowest finite total; ties go to the earlier of on demand, reserved, owned."""
-    finite = [o.value for o in Option if math.isfinite(totals.get(o.value, math.nan))]
-    return min(finite, key=lambda o: (totals[o], [x.value for x in Option].index(o)))
-
-
-def evaluate_tco(inputs: TcoInputs | None = None) -> TcoResult:
-    """Evaluate one scenario: horizon totals, per useful GPU-hour, breakdown, break-evens, curves, assumptions.
-
-    Examples
-    --------
-    >>> result = evaluate_tco(TcoInputs())
-    >>> result.cheapest_option, result.available_options
-    ('owned', ('on_demand', 'owned'))
-    >>> bool(np.isclose(result.cumulative_cost_eur["owned"][-1], result.total_cost_eur["owned"]))
-    True
-    """
-    inputs = TcoInputs() if inputs is None else inputs
-    params = inputs.as_arrays()
-    gpus = float(inputs.cluster_gpus)
-    totals = {o.value: float(horizon_cost_eur_per_gpu(o, **params)) * gpus for o in Option}
-    useful = float(useful_gpu_hours_per_gpu(inputs.utilisation_fraction, inputs.horizon_months)) * gpus
-    available = tuple(o for o, v in totals.items() if math.isfinite(v))
-    layers = {k: float(v) * gpus for k, v in owned_breakdown_eur_per_gpu(**params).items()}
-    life = float(life_months(inputs.depreciation_years))
-    purchases, age = (float(x) for x in _generations(np.asarray(float(inputs.horizon_months)), np.asarray(life)))
-    cumulative = {o.value: cumulative_cost_eur(o, **params) for o in Option}
-
-    def _first(a: str, b: str) -> float:
-        cheaper = cumulative[a] <= cumulative[b]
-        return float(np.argmax(cheaper) + 1) if cheaper.any() else math.nan
-
-    term = inputs.reserved_term_months
-    return TcoResult(
-        inputs=inputs,
-        total_cost_eur=totals,
-        useful_gpu_hours=useful,
-        cost_per_useful_gpu_hour_eur={k: v / useful for k, v in totals.items()},
-        available_options=available,
-        cheapest_option=cheapest_of(totals),
-        owned_breakdown_eur=layers,
-        owned_breakdown_eur_per_useful_gpu_hour={k: v / useful for k, v in layers.items()},
-        break_even_utilisation_fraction={p.value: float(break_even_utilisation(p, **params)) for p in Pair},
-        mean_on_demand_price_over_horizon_eur_per_gpu_hour=float(mean_on_demand_price_eur_per_gpu_hour(
-            inputs.price_on_demand_eur_per_gpu_hour, inputs.rental_price_decline_fraction_per_year,
-            inputs.horizon_months)),
-        purchases=int(purchases),
-        hardware_age_at_horizon_end_months=age,
-        resale_value_at_horizon_end_fraction=float(resale_value_fraction_at(
-            age, inputs.depreciation_years, inputs.residual_value_fraction)),
-        reserved_paid_months=(math.nan if term is None else math.ceil(inputs.horizon_months / term) * term),
-        months=np.arange(1, inputs.horizon_months + 1),
-        cumulative_cost_eur=cumulative,
-        break_even_month={
-            "owned_vs_on_demand": _first("owned", "on_demand"),
-            "owned_vs_reserved": _first("owned", "reserved"),
-            "reserved_vs_on_demand": _first("reserved", "on_demand"),
-        },
-        assumptions=inputs.assumptions(),
-    )

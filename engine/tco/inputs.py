@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 import annotated_types
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from engine import power
+from engine.assumptions import Assumption, assumed, assumptions_of
 from engine.money import DEFAULT_FX_AS_OF, DEFAULT_USD_PER_EUR
 
 #: Hours in a (non-leap) year [h/yr].
@@ -87,10 +88,6 @@ _STORAGE_USD_PER_SERVER = (
 _DEFAULT_DEPRECIATION_YEARS = 5.0
 
 
-def _field(default: Any, *, unit: str, source: str, description: str, **bounds: Any) -> Any:
-    return Field(default, description=description, json_schema_extra={"unit": unit, "source": source}, **bounds)
-
-
 class TcoInputs(BaseModel):
     """Validated scalar inputs of one rent-or-own scenario (one slider position).
 
@@ -118,23 +115,23 @@ class TcoInputs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     # -- usage ----------------------------------------------------------------------------------------
-    utilisation_fraction: float = _field(
+    utilisation_fraction: float = assumed(
         0.7, gt=0, le=1, unit="-",
         description="Fraction of wall-clock hours the GPUs do useful work (0 < u <= 1).",
         source="assumption (user input): 70 %; published owning break-even claims are 50-65 % (TechnoLynx 2026).",
     )
-    cluster_gpus: int = _field(
+    cluster_gpus: int = assumed(
         GPUS_PER_H100_SERVER, ge=1, le=1_000_000, unit="GPU",
         description="GPUs in the cluster: every total is for all of them; staff cost is spread over them.",
         source=f"one 8-GPU DGX/HGX H100 server ({_DGX_GUIDE}).",
     )
-    horizon_months: int = _field(
+    horizon_months: int = assumed(
         int(_DEFAULT_DEPRECIATION_YEARS * MONTHS_PER_YEAR), ge=1, le=240, unit="month",
         description="The period every total, per-hour figure, break-even and chart on the page covers.",
         source="assumption: equal to the default depreciation life (5 years).",
     )
     # -- renting --------------------------------------------------------------------------------------
-    price_on_demand_eur_per_gpu_hour: float = _field(
+    price_on_demand_eur_per_gpu_hour: float = assumed(
         _eur_from_usd(NEBIUS_H100_ON_DEMAND_USD_PER_GPU_HOUR), ge=0, le=1000, unit="EUR/GPU-h",
         description="On-demand rental price per GPU-hour today (pages fill it from a catalog offer).",
         source=(
@@ -142,7 +139,7 @@ class TcoInputs(BaseModel):
             f"NL-headquartered with FI/FR regions), {_FX}."
         ),
     )
-    price_reserved_eur_per_gpu_hour: float | None = _field(
+    price_reserved_eur_per_gpu_hour: float | None = assumed(
         None, ge=0, le=1000, unit="EUR/GPU-h",
         description=(
             "Committed (reserved) price per GPU-hour for the term below, paid for every hour of the term; "
@@ -150,12 +147,12 @@ class TcoInputs(BaseModel):
         ),
         source="the chosen offer's own committed price for a stated term, or the user's quote (never a default).",
     )
-    reserved_term_months: int | None = _field(
+    reserved_term_months: int | None = assumed(
         None, ge=1, le=120, unit="month",
         description="Term of that committed price; every hour of a started term is paid, renewed at the then-current price.",
         source="the term stated with the committed price.",
     )
-    rental_price_decline_fraction_per_year: float = _field(
+    rental_price_decline_fraction_per_year: float = assumed(
         0.0, ge=0, lt=1, unit="1/yr",
         description="Expected yearly fall of rental prices of this GPU generation; price(m) = p0 (1 - d)^(m/12).",
         source=(
@@ -164,12 +161,12 @@ class TcoInputs(BaseModel):
         ),
     )
     # -- owning: capital --------------------------------------------------------------------------------
-    server_capex_eur_per_gpu: float = _field(
+    server_capex_eur_per_gpu: float = assumed(
         _eur_from_usd(H100_SERVER_PRICE_USD_PER_SERVER * _PER_GPU), ge=0, le=10_000_000, unit="EUR/GPU",
         description="Server purchase price per GPU (GPUs, CPUs, memory, chassis).",
         source=f"{_SEMIANALYSIS}: $190,000 / 8 GPUs = $23,750, {_FX}.",
     )
-    networking_capex_eur_per_gpu: float = _field(
+    networking_capex_eur_per_gpu: float = assumed(
         _eur_from_usd(_NETWORKING_USD_PER_SERVER * _PER_GPU), ge=0, le=10_000_000, unit="EUR/GPU",
         description="Share of cluster networking (NICs, switches, optics, cables) per GPU.",
         source=(
@@ -177,17 +174,17 @@ class TcoInputs(BaseModel):
             f"SemiAnalysis all-in $250,000/server = $50,000 / 8 = $6,250, {_FX} (derived)."
         ),
     )
-    storage_capex_eur_per_gpu: float = _field(
+    storage_capex_eur_per_gpu: float = assumed(
         _eur_from_usd(_STORAGE_USD_PER_SERVER * _PER_GPU), ge=0, le=10_000_000, unit="EUR/GPU",
         description="Share of storage and other non-server capex per GPU.",
         source=f"remainder of {_SEMIANALYSIS}: 250,000 - 190,000 - 50,000 = $10,000 / 8 = $1,250, {_FX} (derived).",
     )
-    installation_capex_eur_per_gpu: float = _field(
+    installation_capex_eur_per_gpu: float = assumed(
         0.0, ge=0, le=10_000_000, unit="EUR/GPU",
         description="One-off installation and integration per GPU (no resale value).",
         source="assumption: 0, taken as included in the SemiAnalysis all-in figure; add integrator quotes here.",
     )
-    depreciation_years: float = _field(
+    depreciation_years: float = assumed(
         _DEFAULT_DEPRECIATION_YEARS, gt=0, le=30, unit="yr",
         description="Economic life: the equipment loses value in a straight line to its resale value over it, then is replaced.",
         source=(
@@ -195,12 +192,12 @@ class TcoInputs(BaseModel):
             "Microsoft/Alphabet 6 yr; critics argue 2-3 yr economic life."
         ),
     )
-    cost_of_capital_fraction_per_year: float = _field(
+    cost_of_capital_fraction_per_year: float = assumed(
         0.08, ge=0, le=1, unit="1/yr",
         description="Interest / hurdle rate, charged each month on the capital still tied up in the hardware.",
         source="assumption (user input): 8 %/yr, no published source.",
     )
-    residual_value_fraction: float = _field(
+    residual_value_fraction: float = assumed(
         round(10 ** (-EPOCH_PRICE_PERFORMANCE_OOM_PER_YEAR * _DEFAULT_DEPRECIATION_YEARS), 4), ge=0, le=1, unit="-",
         description="Resale value at the end of the depreciation life as a share of equipment capex (server, networking, storage).",
         source=(
@@ -209,19 +206,19 @@ class TcoInputs(BaseModel):
         ),
     )
     # -- owning: running ------------------------------------------------------------------------------
-    power_at_load_kw_per_gpu: float = _field(
+    power_at_load_kw_per_gpu: float = assumed(
         round(float(power.it_power_kw_per_gpu(power.H100_SXM_TDP_WATTS, 1.0)), 4), ge=0, le=100, unit="kW/GPU",
         description="Server IT power per GPU at full load (the GPU plus its share of the server); also the contracted "
                     "colocation power.",
         source=(f"shared power model (engine.power): H100 700 W x (1 + 0.821 server share) = 1.275 kW = DGX H100 "
                 f"10.2 kW max / 8 GPUs ({_DGX_GUIDE}); SuperPOD guide: run at or near peak."),
     )
-    idle_power_fraction: float = _field(
+    idle_power_fraction: float = assumed(
         power.IDLE_POWER_FRACTION_ASSUMED, ge=0, le=1, unit="-",
         description="Server power when idle as a fraction of full-load power; power = P (idle + (1 - idle) u).",
         source="assumption (engine.power): 30 %, no published source found for an idle 8-GPU H100 server.",
     )
-    pue: float = _field(
+    pue: float = assumed(
         power.UPTIME_2024_AVERAGE_PUE, ge=1, le=3, unit="-",
         description="Power usage effectiveness (facility power / IT power, >= 1): cooling and losses.",
         source=(
@@ -229,7 +226,7 @@ class TcoInputs(BaseModel):
             "alternatives: Equinix 1.42 (2023), Epoch AI non-hyperscaler 1.25, new large sites <= 1.3."
         ),
     )
-    electricity_eur_per_kwh: float = _field(
+    electricity_eur_per_kwh: float = assumed(
         round((EUROSTAT_ELECTRICITY_H1_2024_FINLAND_EUR_PER_KWH + EUROSTAT_ELECTRICITY_H1_2024_IRELAND_EUR_PER_KWH) / 2, 4),
         ge=0, le=10, unit="EUR/kWh",
         description="Electricity price paid for metered energy, excl. VAT.",
@@ -238,7 +235,7 @@ class TcoInputs(BaseModel):
             f"Ireland 0.256 EUR/kWh ({_EUROSTAT_ELEC}, nrg_pc_205); the EU average was not found."
         ),
     )
-    colocation_eur_per_kw_month: float = _field(
+    colocation_eur_per_kw_month: float = assumed(
         _eur_from_usd(CBRE_NA_COLOCATION_USD_PER_KW_MONTH), ge=0, le=100_000, unit="EUR/kW-month",
         description="Colocation fee per contracted IT kW and month (space, cooling capacity, security).",
         source=(
@@ -246,17 +243,17 @@ class TcoInputs(BaseModel):
             f"{_FX}. Known gap: no EU-metro figure found (CBRE Europe: 2025 rises >= 10 % in some markets)."
         ),
     )
-    maintenance_fraction_of_capex_per_year: float = _field(
+    maintenance_fraction_of_capex_per_year: float = assumed(
         0.05, ge=0, le=1, unit="1/yr",
         description="Hardware support, spares and repairs per year as a fraction of equipment capex.",
         source="assumption: 5 %/yr, no published source.",
     )
-    staff_fte: float = _field(
+    staff_fte: float = assumed(
         0.1, ge=0, le=10_000, unit="FTE",
         description="Operations staff for the whole cluster (full-time equivalents).",
         source="assumption: 0.1 FTE (about 4 h a week) for one 8-GPU server.",
     )
-    labour_cost_eur_per_hour: float = _field(
+    labour_cost_eur_per_hour: float = assumed(
         EUROSTAT_LABOUR_COST_EU_2024_EUR_PER_HOUR, ge=0, le=10_000, unit="EUR/h",
         description="Employer's labour cost per hour worked.",
         source=(
@@ -264,7 +261,7 @@ class TcoInputs(BaseModel):
             "ICT-specific cost not found."
         ),
     )
-    working_hours_per_fte_year: float = _field(
+    working_hours_per_fte_year: float = assumed(
         1720.0, gt=0, le=HOURS_PER_YEAR, unit="h/yr",
         description="Hours worked per FTE per year; cost per FTE = labour cost x hours.",
         source="assumption (user input): 1,720 h/yr (40 h x 43 weeks); no published source (domain-model gap).",
@@ -292,32 +289,10 @@ class TcoInputs(BaseModel):
         }
 
     def assumptions(self) -> tuple[Assumption, ...]:
-        """The value, unit and source of every input, in field order, for display next to results."""
-        out = []
-        for name, info in type(self).model_fields.items():
-            extra = info.json_schema_extra or {}
-            value = getattr(self, name)
-            out.append(
-                Assumption(
-                    name=name,
-                    value=math.nan if value is None else float(value),
-                    unit=str(extra.get("unit", "")),
-                    source=str(extra.get("source", "")),
-                    description=info.description or "",
-                )
-            )
-        return tuple(out)
-
-
-@dataclass(frozen=True)
-class Assumption:
-    """One input shown next to a result: name, value, unit and where the value comes from."""
-
-    name: str
-    value: float
-    unit: str
-    source: str
-    description: str = ""
+        """The value, unit and source of every input, in field order, for display next to results (values as
+        floats, NaN when not given)."""
+        return tuple(replace(a, value=math.nan if a.value is None else float(a.value))  # type: ignore[arg-type]
+                     for a in assumptions_of(self))
 
 
 FIELDS = tuple(TcoInputs.model_fields)
@@ -345,7 +320,8 @@ _OPS = {
 
 def unit_of(name: str) -> str:
     """The unit of a :class:`TcoInputs` field (e.g. ``"EUR/GPU-h"``)."""
-    return str((TcoInputs.model_fields[name].json_schema_extra or {}).get("unit", ""))
+    extra = TcoInputs.model_fields[name].json_schema_extra
+    return str(extra.get("unit", "")) if isinstance(extra, dict) else ""
 
 
 def take(params: Mapping[str, Any], names: Sequence[str], where: str) -> list[np.ndarray]:

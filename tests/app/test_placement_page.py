@@ -12,8 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from catalog.store import CatalogStore, OfferFilter
+from engine.adapters import venues_from_offers
 from engine.money import DEFAULT_USD_PER_EUR
-from engine.placement import baseline_all_on_demand, place_portfolio, venues_from_offers
+from engine.placement import baseline_all_on_demand, place_portfolio
 from tests.app.conftest import open_page
 from ui.placement_view import EXAMPLES, K_GRID
 
@@ -199,7 +200,7 @@ def test_client_wide_eu_data_centre_rule_keeps_every_workload_in_the_eu(placemen
 
 def test_no_multi_year_commitment_on_a_marketplace_offer(placement, catalog_frame):
     """With an assumed 30 % discount the research lab committed 32 GPUs for 3 years on a Vast.ai marketplace row."""
-    from engine.scope import is_marketplace
+    from engine.adapters import is_marketplace
 
     placement.selectbox(key="_pl_example").set_value("Research lab").run()
     placement.number_input(key="_pl_other_discount_pct").set_value(30)

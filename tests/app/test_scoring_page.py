@@ -14,10 +14,10 @@ from streamlit.testing.v1 import AppTest
 
 from catalog.models import EU_EEA_COUNTRIES
 from catalog.store import CatalogStore, OfferFilter
+from engine.adapters import build_decision_matrix, price_outlier_columns
 from engine.money import DEFAULT_USD_PER_EUR
-from engine.outliers import price_outlier_columns
 from engine.scope import OfferScope, scope_constraints
-from engine.scoring import PRESETS, ScoringResult, build_decision_matrix, rank_alternatives
+from engine.scoring import PRESETS, ScoringResult, rank_alternatives
 from tests.app.conftest import open_page
 from tests.app.synthetic import add_h100_price_outlier
 from ui.offer_scope import picker_labels

@@ -200,8 +200,8 @@ def _catalog(catalog_path):
     import pandas as pd
 
     from catalog.store import CatalogStore, OfferFilter
+    from engine.adapters import price_outlier_columns
     from engine.money import DEFAULT_USD_PER_EUR
-    from engine.outliers import price_outlier_columns
 
     with CatalogStore(catalog_path) as store:
         frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())

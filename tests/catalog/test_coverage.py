@@ -78,7 +78,8 @@ def test_certification_options_offer_the_national_schemes():
 def test_the_scoring_constraint_respects_certification_scope(store):
     # Issue #18: a certificate held for other products (OVHcloud SecNumCloud: Private Cloud / Bare Metal Pod only)
     # must not qualify a GPU offer; one whose scope covers the GPU service (OVHcloud ISO 27001) must.
-    from engine.scoring import Constraints, apply_constraints, build_decision_matrix
+    from engine.adapters import build_decision_matrix
+    from engine.scoring import Constraints, apply_constraints
 
     offers = store.list_offers(None, usd_per_eur=1.1, today=TODAY)
     dm = build_decision_matrix(offers, reference_date=TODAY)

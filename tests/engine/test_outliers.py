@@ -14,15 +14,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine import outliers
-from engine.outliers import (
-    MIN_GROUP_SIZE,
-    MODIFIED_Z_CUTOFF,
-    RATIO_CUTOFF,
-    flag_column,
-    flag_outliers,
-    outlier_in,
-    price_outlier_columns,
-)
+from engine.adapters import outlier_in, price_outlier_columns
+from engine.outliers import MIN_GROUP_SIZE, MODIFIED_Z_CUTOFF, RATIO_CUTOFF, flag_column, flag_outliers
 
 PROPERTY = settings(max_examples=150, deadline=None)
 

@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from engine.adapters import venues_from_offers
 from engine.placement import (
     COMMITMENT_REQUIRED,
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
@@ -33,7 +34,6 @@ from engine.placement import (
     place_portfolio,
     sensitivity_to_on_demand_price,
     spot_effective_eur_per_gpu_hour,
-    venues_from_offers,
 )
 from engine.tco import HOURS_PER_MONTH
 
@@ -579,7 +579,7 @@ def test_baselines_and_savings():
     assert plan.total_cost_eur_per_month <= peak.total_cost_eur_per_month + 1e-9
     saved, frac = plan.savings_against(od)
     assert saved > 0 and 0 < frac < 1
-    assert plan.assumptions and all(len(a) == 4 for a in plan.assumptions)
+    assert plan.assumptions and all(len(a.row()) == 4 and a.source for a in plan.assumptions)
     assert {"tie_rule", "unknown_location", "spot_overhead_fraction"} <= {a.name for a in plan.assumptions}
 
 

@@ -14,18 +14,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import scope as scope_module
-from engine.outliers import price_outlier_columns
+from engine.adapters import (
+    build_decision_matrix,
+    is_marketplace,
+    offer_arrays_from_records,
+    price_outlier_columns,
+)
 from engine.scope import (
     BYTES_PER_PARAM,
     OfferScope,
     Residency,
     WorkloadFit,
-    is_marketplace,
     memory_need_gb_per_gpu,
     scope_constraints,
 )
-from engine.scoring import Constraints, apply_constraints, build_decision_matrix, rank_alternatives
-from engine.workload import ExclusionReason, TrainingJob, offer_arrays_from_records, price_training
+from engine.scoring import Constraints, apply_constraints, rank_alternatives
+from engine.workload import ExclusionReason, TrainingJob, price_training
 
 PROPERTY = settings(max_examples=60, deadline=None)
 TODAY = dt.date(2026, 12, 2)

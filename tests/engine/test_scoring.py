@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine import scoring
+from engine.adapters import build_decision_matrix
 from engine.scoring import (
     CRITERIA,
     CRITERION_NAMES,
@@ -23,7 +24,6 @@ from engine.scoring import (
     Weights,
     apply_constraints,
     apply_missing_rule,
-    build_decision_matrix,
     contributions,
     critical_weight_changes,
     monte_carlo_weights,
@@ -530,11 +530,15 @@ class TestConstraints:
         assert apply_constraints(attrs, both)[0].tolist() == [False, False, False, True, False]
         assert Constraints(required_certifications=()).active() == ()
 
-    def test_eu_set_matches_the_catalog_definition(self):
+    def test_one_eu_eea_list_for_the_catalog_and_the_engine(self):
+        from catalog import rules
         from catalog.models import EU_EEA_COUNTRIES
+        from domain.geography import EU_EEA_COUNTRY_CODES as ONE_LIST
         from engine.scoring import EU_EEA_COUNTRY_CODES
 
-        assert EU_EEA_COUNTRY_CODES == EU_EEA_COUNTRIES
+        assert EU_EEA_COUNTRY_CODES is EU_EEA_COUNTRIES is rules.EU_EEA is ONE_LIST  # one object, not copies
+        assert len(ONE_LIST) == 27 + 3 and {"IS", "LI", "NO", "IE", "CY", "HR"} <= ONE_LIST
+        assert not {"GB", "UK", "CH", "EU"} & ONE_LIST
 
     def test_missing_column_for_an_active_constraint_raises(self):
         with pytest.raises(KeyError, match="form_factor"):

@@ -11,14 +11,8 @@ import numpy as np
 import pytest
 
 from engine import goodput, network, power
-from engine.workload import (
-    EngineAssumptions,
-    InferenceService,
-    TrainingJob,
-    offer_arrays_from_records,
-    price_inference,
-    price_training,
-)
+from engine.adapters import offer_arrays_from_records
+from engine.workload import EngineAssumptions, InferenceService, TrainingJob, price_inference, price_training
 from tests.engine import validation_cases as vc
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "validation.md"

@@ -14,14 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import network, power
-from engine.workload import (
-    InferenceService,
-    OfferArrays,
-    TrainingJob,
-    offer_arrays_from_records,
-    price_inference,
-    price_training,
-)
+from engine.adapters import offer_arrays_from_records
+from engine.workload import InferenceService, OfferArrays, TrainingJob, price_inference, price_training
 
 H100 = {"price_eur_per_gpu_hour": 2.5, "bf16_dense_tflops": 989.5, "fp8_dense_tflops": 1979.0, "memory_gb": 80.0,
         "memory_bandwidth_tbps": 3.35, "tdp_watts": 700.0, "gpus_per_node": 8, "intra_node": "NVLink-NVSwitch",
