@@ -233,3 +233,21 @@ def test_commitment_rows_carry_their_terms_and_upfront_only_where_stated(seed):
     by_id = {p.price_id: p for p in seed.prices}
     upfront = [p for p in by_id.values() if p.upfront_pct is not None]
     assert upfront and all(p.price_type == "reserved" and p.term_months for p in upfront)
+
+
+def test_certifications_are_certificates_not_laws_or_plans(seed):
+    # Issue #18 follow-up: third-party "trust centre" catalogues list GDPR, CCPA and HIPAA next to SOC 2 and
+    # ISO 27001. Those are laws a provider says it complies with, not certificates or attestations anyone
+    # holds, so they must never become certification tokens (they would be selectable as "required
+    # certifications" in scoring and pass for every provider claiming compliance). Certificates announced
+    # as "in progress" are not held either.
+    laws = {"GDPR", "CCPA", "HIPAA", "DSGVO", "DATAACT"}
+    for fact in seed.provider_facts:
+        if fact.field != "certifications":
+            continue
+        tokens = {t.upper().replace("-", "").replace(" ", "") for t in models.certification_tokens(fact.value)}
+        assert not tokens & laws, (fact.provider_id, tokens & laws)
+        assert "progress" not in fact.value.lower(), fact.provider_id
+    crusoe = next(f for f in seed.provider_facts if (f.provider_id, f.field) == ("crusoe", "certifications"))
+    assert models.certification_tokens(crusoe.value) == ["SOC2", "ISO27001", "ISO42001"]
+    assert crusoe.verification_status == "claimed"  # a third-party copy, not Crusoe's own page
