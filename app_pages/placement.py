@@ -33,9 +33,9 @@ else:
     dp, dp_pct = view.savings(plan, solved.dedicated)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Plan cost per month", money(plan.total_cost_eur_per_month, display, 0), border=True)
-    m2.metric("Saved vs all on demand", money(od, display, 0), f"-{od_pct:.0%} cost", delta_color="inverse",
+    m2.metric("Saved vs all on demand", money(od, display, 0), view.cost_delta(od_pct), delta_color="inverse",
               border=True, help="Every workload on its cheapest eligible on-demand offer: no commitment, no spot.")
-    m3.metric("Saved vs dedicated for peak", money(dp, display, 0), None if dp != dp else f"-{dp_pct:.0%} cost",
+    m3.metric("Saved vs dedicated for peak", money(dp, display, 0), view.cost_delta(dp_pct),
               delta_color="inverse", border=True, help="Every workload holds its peak GPUs around the clock at the "
               "cheapest eligible price (reserved, or on demand kept on).")
     m4.metric("Committed GPUs", f"{plan.total_committed_gpus}", border=True,

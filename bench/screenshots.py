@@ -54,11 +54,17 @@ def _visible_text(page) -> str:
         hide.textContent = '[data-testid="stIconMaterial"], [data-testid$="Icon"], span[translate="no"][aria-hidden="true"] '
             + '{ display: none !important; }';
         document.head.appendChild(hide);
+        // Icons inside Markdown (":material/filter_alt:" in a caption) carry no test id: find them by their font.
+        const icons = [...document.querySelectorAll('span, i')].filter(
+            el => el.children.length === 0 && getComputedStyle(el).fontFamily.includes('Material Symbols'));
+        const before = icons.map(el => el.style.display);
+        icons.forEach(el => { el.style.display = 'none'; });
         const main = document.querySelector('[data-testid="stMain"]') || document.body;
         const side = document.querySelector('[data-testid="stSidebar"]');
         const svg = [...document.querySelectorAll('svg text')].map(t => t.textContent).join('\\n');
         const text = [main.innerText, side ? side.innerText : '', svg].join('\\n');
         hide.remove();
+        icons.forEach((el, i) => { el.style.display = before[i]; });
         return text;
     }""")
 

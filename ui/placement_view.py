@@ -467,6 +467,13 @@ def savings(plan: PlacementPlan, baseline: PlacementPlan | None) -> tuple[float,
     return (math.nan, math.nan) if baseline is None else plan.savings_against(baseline)
 
 
+def cost_delta(saved_fraction: float) -> str | None:
+    """A metric's delta for a saving: "-25% cost"; none when it rounds to 0 % or is undefined (never "-0%")."""
+    if saved_fraction != saved_fraction or round(saved_fraction * 100) == 0:
+        return None
+    return f"{-saved_fraction:+.0%} cost"
+
+
 def summary(solved: Solved, section: PlacementSection, display: DisplaySettings) -> str:
     plan, n = solved.plan, len(solved.workloads)
     used = {pl.committed_venue_id for pl in plan.placements if pl.committed_gpus}

@@ -78,9 +78,22 @@ def test_first_load_shows_the_plan_of_the_default_example(placement, catalog_fra
     assert metrics["Plan cost per month"] == f"€{expected.total_cost_eur_per_month:,.0f}"
     saved = baseline_all_on_demand(workloads, venues).total_cost_eur_per_month - expected.total_cost_eur_per_month
     assert metrics["Saved vs all on demand"] == f"€{saved:,.0f}"
+    # A saving that rounds to 0 % shows no delta: never "-0% cost" (seen on this very first load)
+    deltas = {m.label: m.proto.delta for m in placement.metric}
+    share = saved / baseline_all_on_demand(workloads, venues).total_cost_eur_per_month
+    assert deltas["Saved vs all on demand"] == ("" if round(share * 100) == 0 else f"{-share:+.0%} cost")
+    assert not any(d.startswith("-0%") for d in deltas.values())
+
     assert len(placement.get("plotly_chart")) == 3
     assert not placement.error
     assert "The plan commits" in "\n".join(m.value for m in placement.markdown)
+
+
+def test_a_saving_reads_as_a_signed_percentage_and_zero_has_no_sign():
+    from ui.placement_view import cost_delta
+    assert cost_delta(0.254) == "-25% cost"
+    assert cost_delta(-0.1) == "+10% cost"  # the plan costs more than this baseline
+    assert cost_delta(0.004) is None and cost_delta(-0.004) is None and cost_delta(float("nan")) is None
 
 
 def test_marking_a_workload_eu_only_moves_it_to_an_eu_venue(placement, catalog_frame):
