@@ -37,6 +37,18 @@ def _axis(values: pd.Series, prefix: str = "") -> dict:
     return dict(type="log", tickvals=ticks, ticktext=[prefix + _short(t) for t in ticks])
 
 
+def _right_part(x: pd.Series, every_x: pd.Series) -> list[bool]:
+    """For each x: does it lie in the right 40 % of the axis that ``every_x`` spans (log scale where
+    :func:`_axis` draws one)?"""
+    v = every_x[every_x > 0]
+    if len(v) < 2 or v.max() <= v.min():
+        return [False] * len(x)
+    log = _axis(every_x)["type"] == "log"
+    f = (lambda a: np.log10(a)) if log else (lambda a: a)
+    lo, hi = f(v.min()), f(v.max())
+    return [bool((f(max(float(value), float(v.min()))) - lo) / (hi - lo) > 0.6) for value in x]
+
+
 def time_cost_scatter(points: pd.DataFrame, x_title: str, y_title: str, display: DisplaySettings,
                       selected: str | None = None) -> go.Figure:
     """Every ranked offer by time (x) and cost (y); the Pareto front (nothing both cheaper and faster) joined
@@ -56,10 +68,14 @@ def time_cost_scatter(points: pd.DataFrame, x_title: str, y_title: str, display:
                 hovertemplate=hover,
             ))
     front = points[points["is_front"]].sort_values("x")
+    names = front["provider_name"].str.split(" (", regex=False).str[0] + " " + front["gpu"]
+    # A label in the right part of the plot goes left of its marker, so the plot's edge never cuts it.
+    to_left = _right_part(front["x"], points["x"])
     fig.add_trace(go.Scatter(
         x=front["x"], y=front["y"], mode="lines+markers+text", name="Pareto front (nothing cheaper and faster)",
-        text="\u2003" + front["provider_name"].str.split(" (", regex=False).str[0] + " " + front["gpu"],
-        textposition=["top right" if i % 2 == 0 else "bottom right" for i in range(len(front))], textfont=dict(size=13),
+        text=[f"{n}\u2003" if left else f"\u2003{n}" for n, left in zip(names, to_left, strict=True)],
+        textposition=[("top " if i % 2 == 0 else "bottom ") + ("left" if left else "right")
+                      for i, left in enumerate(to_left)], textfont=dict(size=13),
         customdata=np.where(front["assumed_default"], "priced with stated defaults: " + front["defaults_used"], ""),
         line=dict(color=FRONT, width=2, shape="hv"),
         marker=dict(size=13, color=np.where(front["assumed_default"], "white", FRONT), line=dict(width=2, color=FRONT)),

@@ -301,3 +301,21 @@ def test_a_flagged_price_is_not_the_cheapest_job_unless_included(catalog_path):
     assert with_outliers.index[0] == offer_id  # once used, it is the cheapest job, and the headline says so
     assert "⚠ **Price outlier used:** Scaleway H100 SXM · 8 GPUs · test-region-de" in _verdict(at)
     assert at.session_state["scenario"].workload.scope.include_price_outliers
+
+
+def test_front_labels_near_the_right_edge_sit_left_of_their_marker():
+    # The slowest Pareto offer's label ran off the plot's right edge ("Sca…" in the screenshot).
+    import pandas as pd
+
+    from ui.scenario import DisplaySettings
+    from ui.workload_charts import time_cost_scatter
+
+    points = pd.DataFrame({
+        "x": [14.0, 18.0, 20.0, 25.0], "y": [65e3, 90e3, 80e3, 30e3], "is_front": [True, False, False, True],
+        "assumed_default": [False] * 4, "defaults_used": [""] * 4, "label": list("abcd"),
+        "offer_id": ["azure", "o1", "o2", "scaleway"],
+        "provider_name": ["Microsoft Azure (Cloud)", "x", "y", "Scaleway"], "gpu": ["H200 SXM", "", "", "H100 SXM"]})
+    fig = time_cost_scatter(points, "days", "cost", DisplaySettings())
+    front = next(t for t in fig.data if t.name.startswith("Pareto"))
+    assert [p.split()[1] for p in front.textposition] == ["right", "left"]
+    assert front.text[0].endswith("Microsoft Azure H200 SXM") and front.text[1].startswith("Scaleway H100 SXM")
