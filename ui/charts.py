@@ -12,6 +12,7 @@ import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from catalog.models import certification_tokens
+from ui import labels
 from ui.format import SYMBOL
 from ui.scenario import DisplaySettings
 
@@ -224,8 +225,9 @@ def freshness(offers: pd.DataFrame, stale_after_days: int) -> go.Figure:
 
 def coverage(cov: pd.DataFrame) -> go.Figure:
     data = cov.sort_values("missing_pct")
+    names = [labels.label(str(f).replace(" ", "_")) for f in data["field"]]  # the store names fields in words
     fig = go.Figure(go.Bar(
-        x=data["missing_pct"], y=data["field"], orientation="h",
+        x=data["missing_pct"], y=names, orientation="h",
         marker_color=["#dc2626" if p > 50 else "#f59e0b" if p > 20 else "#10b981" for p in data["missing_pct"]],
         text=[f"{n} missing" for n in data["offers_missing"]], textposition="auto",
         hovertemplate="%{y}: %{x:.0f}% of offers lack it<extra></extra>",

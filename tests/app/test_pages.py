@@ -185,3 +185,15 @@ def test_providers_flags_price_outliers_and_never_shows_none_or_nan(catalog_path
     # the comparison picker tells node sizes apart
     options = list(at.multiselect(key="prov_compare").options)
     assert len(options) == len(set(options))
+
+
+def test_home_coverage_chart_names_fields_in_words_not_column_names():
+    import pandas as pd
+
+    from ui.charts import coverage
+
+    cov = pd.DataFrame({"field": ["inter node bandwidth", "datacenter country", "reserved price", "intra node"],
+                        "offers_missing": [1, 2, 3, 4], "missing_pct": [10.0, 20.0, 30.0, 40.0]})
+    names = list(coverage(cov).data[0].y)
+    assert names == ["Bandwidth between nodes", "Data-centre country", "Committed (reserved) price",
+                     "Link inside the node"]
