@@ -152,9 +152,11 @@ def tornado_chart(result: TornadoResult, labels: dict[str, str] | None = None) -
                          hovertemplate="%{y} = %{customdata[0]:.4g}: break-even %{customdata[1]:.1%}<extra></extra>"))
     fig.add_vline(x=base, line_color="#111827")
     fig.update_layout(barmode="overlay")
-    # On two lines: in a half-width column one line ran past the figure's right edge.
-    fig.update_xaxes(title=f"Break-even utilisation, own vs rent on demand<br>(black line: base {base:.0%})",
-                     tickformat=".0%")
+    # On two lines: in a half-width column one line ran past the figure's right edge; on three with the projector's
+    # larger text, where the long input names leave the plot narrower still.
+    lines = (["Break-even utilisation,", "own vs rent on demand"] if presenting()
+             else ["Break-even utilisation, own vs rent on demand"]) + [f"(black line: base {base:.0%})"]
+    fig.update_xaxes(title="<br>".join(lines), tickformat=".0%")
     return style(fig, height=470, title="Which inputs move the break-even most")
 
 
