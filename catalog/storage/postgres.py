@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -106,24 +106,38 @@ def _pg_sql(sql: str, params: Any) -> str:
 
 
 class _PgCursor:
-    """A DB-API cursor over a psycopg connection that speaks the store's ``?`` SQL (see :class:`StoreBase`)."""
+    """A DB-API cursor over a psycopg connection that speaks the store's ``?`` SQL (see :class:`StoreBase`).
 
-    def __init__(self, conn: Any, url: str):
-        self._conn = conn
+    ``connect`` returns a working connection (reconnecting when the last one broke). A statement outside a
+    transaction that finds its connection dead (PostgreSQL restarted since its last use) is retried once on a
+    new connection; inside a transaction nothing is retried: the transaction is lost and the error says so.
+    """
+
+    def __init__(self, connect: Callable[[], Any], url: str):
+        self._connect = connect
+        self._conn = connect()
         self._url = url
         self._cur: Any = None
 
     def execute(self, sql: str, params: Any = None) -> _PgCursor:
         import psycopg
 
+        idle = self._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
         try:
             self._cur = self._conn.execute(_pg_sql(sql, params), params)
         except psycopg.OperationalError as exc:
-            if self._conn.broken or self._conn.closed:
-                raise CatalogUnavailableError(
-                    f"The catalog database {redact(self._url)} went away ({str(exc).strip()[:200]}). "
-                    "Nothing was saved by this action; retrying on the next one.") from exc
-            raise
+            if not (self._conn.broken or self._conn.closed):
+                raise
+            if idle and not sql.lstrip().upper().startswith(("BEGIN", "COMMIT")):
+                try:
+                    self._conn = self._connect()
+                    self._cur = self._conn.execute(_pg_sql(sql, params), params)
+                    return self
+                except (psycopg.OperationalError, CatalogUnavailableError):
+                    pass
+            raise CatalogUnavailableError(
+                f"The catalog database {redact(self._url)} is unavailable ({str(exc).strip()[:200]}). "
+                "Nothing was saved by this action; retrying on the next one.") from exc
         return self
 
     def executemany(self, sql: str, rows: list[list[Any]]) -> None:
@@ -294,14 +308,14 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
 
     def cursor(self) -> _PgCursor:
         """A cursor on the shared autocommit connection (single statements; psycopg serialises them)."""
-        return _PgCursor(self._live("_reader"), self.url)
+        return _PgCursor(lambda: self._live("_reader"), self.url)
 
     @contextmanager
     def _write_cursor(self) -> Iterator[_PgCursor]:
         with self._lock:
-            conn = self._live("_writer")
-            cur = _PgCursor(conn, self.url)
+            cur = _PgCursor(lambda: self._live("_writer"), self.url)
             cur.execute("SELECT pg_advisory_lock(?)", [WRITER_LOCK_KEY])
+            conn = cur._conn
             try:
                 yield cur
             finally:
@@ -328,22 +342,25 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
 
     def _take_snapshot(self) -> tuple[duckdb.DuckDBPyConnection, int]:
         """The catalog tables at one version, copied into an in-memory DuckDB with the same schema."""
+        import psycopg
         import pyarrow as pa
 
-        conn = self._live("_snapper", autocommit=False)
-        import psycopg
-
-        try:
-            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-            conn.read_only = True
-            data: dict[str, tuple[list[str], list[tuple]]] = {}
-            with conn.transaction():
-                for table in SNAPSHOT_TABLES:
-                    cur = conn.execute(f"SELECT * FROM {table}")
-                    data[table] = ([c.name for c in cur.description], cur.fetchall())
-        except psycopg.OperationalError as exc:
-            raise CatalogUnavailableError(f"The catalog database {self.location} went away while reading "
-                                          f"({str(exc).strip()[:200]}); retrying on the next action.") from exc
+        data: dict[str, tuple[list[str], list[tuple]]] = {}
+        for attempt in (1, 2):  # a connection that died since its last use is replaced once
+            conn = self._live("_snapper", autocommit=False)
+            try:
+                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+                conn.read_only = True
+                with conn.transaction():
+                    for table in SNAPSHOT_TABLES:
+                        cur = conn.execute(f"SELECT * FROM {table}")
+                        data[table] = ([c.name for c in cur.description], cur.fetchall())
+                break
+            except psycopg.OperationalError as exc:
+                if attempt == 2 or not conn.broken:
+                    raise CatalogUnavailableError(
+                        f"The catalog database {self.location} is unavailable ({str(exc).strip()[:200]}); "
+                        "retrying on the next action.") from exc
         meta = dict(data["catalog_meta"][1])
         snap = duckdb.connect(":memory:", config=_DUCK_CONFIG)
         snap.execute(SCHEMA_SQL.read_text())
