@@ -31,6 +31,18 @@ def catalog_location() -> str:
     return resolve_catalog_location()
 
 
+@st.fragment(run_every=RETRY_SECONDS)
+def _retry_until_available(path: str) -> None:
+    """Re-checks the database every few seconds from the browser (a fragment rerun, not a blocked server thread)
+    and reloads the page once it answers: the app recovers from a PostgreSQL restart without its own restart."""
+    try:
+        _open_for_app(path)[0].data_version  # noqa: B018
+    except CatalogUnavailableError:
+        st.caption(f"Still unavailable at {dt.datetime.now():%H:%M:%S}.")
+        return
+    st.rerun(scope="app")
+
+
 def get_store() -> CatalogBackend:
     """The process-wide store; a degraded (read-only) mode shows its notice; a database that cannot be reached
     shows "catalog unavailable, retrying" and reruns the page until it answers; on a catalog problem that
@@ -44,13 +56,12 @@ def get_store() -> CatalogBackend:
         return store
     except CatalogUnavailableError as exc:
         import logging
-        import time
 
         logging.getLogger("gpu_cloud_advisor").warning("catalog unavailable: %s", exc)
         st.error(f"**Catalog unavailable, retrying every {RETRY_SECONDS} s.** {exc}", icon=":material/sync:")
-        time.sleep(RETRY_SECONDS)
-        st.rerun()
-        raise  # unreachable: st.rerun() raises
+        _retry_until_available(path)
+        st.stop()
+        raise  # unreachable: st.stop() raises
     except CatalogError as exc:
         st.error(f"**The catalog cannot be opened.** {exc}", icon=":material/error:")
         import logging
