@@ -156,18 +156,7 @@ def start(replicas: int, port: int, pg_port: int, first_replica_port: int, fresh
     for r in state["replicas"]:
         _wait_http(f"http://127.0.0.1:{r['port']}/_stcore/health")
         print(f"replica      http://127.0.0.1:{r['port']}  (pid {r['pid']})")
-    tmp = CLUSTER_DIR / "nginx-tmp"
-    tmp.mkdir(exist_ok=True)
-    user = ""
-    if os.geteuid() == 0:
-        user = "user www-data;"
-        shutil.chown(tmp, "www-data")
-    servers = "\n".join(f"        server 127.0.0.1:{r['port']} max_fails=1 fail_timeout=5s;" for r in state["replicas"])
-    conf = CLUSTER_DIR / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(user=user, dir=CLUSTER_DIR, cookie=ROUTE_COOKIE, servers=servers, port=port))
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    subprocess.run([nginx, "-t", "-q", "-c", str(conf), "-p", str(CLUSTER_DIR)], check=True)
-    subprocess.run([nginx, "-c", str(conf), "-p", str(CLUSTER_DIR)], check=True)
+    conf, nginx = start_nginx(CLUSTER_DIR, [r["port"] for r in state["replicas"]], port)
     state["nginx"] = {"conf": str(conf), "port": port, "bin": nginx}
     state["url"] = f"http://127.0.0.1:{port}/"
     state["database_url"] = url
@@ -175,6 +164,28 @@ def start(replicas: int, port: int, pg_port: int, first_replica_port: int, fresh
     _wait_http(f"http://127.0.0.1:{port}/_stcore/health")
     print(f"nginx        {state['url']}  (sticky route cookie, websocket upgrade)")
     print("Stop with: make cluster-stop")
+
+
+def start_nginx(workdir: Path, replica_ports: list[int], port: int) -> tuple[Path, str]:
+    """Write ``workdir/nginx.conf`` (sticky route cookie, websocket upgrade, X-Replica) and start nginx."""
+    tmp = workdir / "nginx-tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    user = ""
+    if os.geteuid() == 0:  # workers run unprivileged; they only need the temp folder
+        user = "user www-data;"
+        os.chmod(workdir, 0o755)
+        shutil.chown(tmp, "www-data")
+    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;" for p in replica_ports)
+    conf = workdir / "nginx.conf"
+    conf.write_text(NGINX_CONF.format(user=user, dir=workdir, cookie=ROUTE_COOKIE, servers=servers, port=port))
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    subprocess.run([nginx, "-t", "-q", "-c", str(conf), "-p", str(workdir)], check=True)
+    subprocess.run([nginx, "-c", str(conf), "-p", str(workdir)], check=True)
+    return conf, nginx
+
+
+def stop_nginx(nginx: str, conf: Path | str, workdir: Path) -> None:
+    subprocess.run([nginx, "-c", str(conf), "-p", str(workdir), "-s", "stop"], check=False, capture_output=True)
 
 
 def _alive(pid: int) -> bool:
@@ -191,8 +202,7 @@ def stop() -> None:
         print("no cluster running")
         return
     if "nginx" in state:
-        subprocess.run([state["nginx"]["bin"], "-c", state["nginx"]["conf"], "-p", str(CLUSTER_DIR), "-s", "stop"],
-                       check=False, capture_output=True)
+        stop_nginx(state["nginx"]["bin"], state["nginx"]["conf"], CLUSTER_DIR)
     for r in state.get("replicas", []):
         if _alive(r["pid"]):
             os.killpg(r["pid"], signal.SIGTERM)

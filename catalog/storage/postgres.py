@@ -95,7 +95,7 @@ def _connect(url: str, *, autocommit: bool = True) -> Any:
         return psycopg.connect(url, autocommit=autocommit, connect_timeout=5)
     except psycopg.OperationalError as exc:
         raise CatalogUnavailableError(
-            f"The catalog database {redact(url)} is unavailable ({str(exc).strip().splitlines()[-1][:200]}). "
+            f"The catalog database {redact(url)} is unavailable ({str(exc).strip().splitlines()[0][:200]}). "
             "Retrying on the next action.") from exc
 
 
