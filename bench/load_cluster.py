@@ -83,6 +83,12 @@ class LoadCluster:
 
         if self.nginx is not None:
             stop_nginx(self.nginx[1], self.nginx[0], self.work)
+            keep = os.environ.get("LOAD_CLUSTER_LOGS")  # a folder to keep nginx's and the replicas' logs in
+            if keep:
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                for name in ("nginx-error.log", "nginx-access.log", *(p.name for p in self.logs)):
+                    if (self.work / name).exists():
+                        shutil.copy(self.work / name, Path(keep) / name)
         for proc in self.procs:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)

@@ -22,6 +22,7 @@ call reconnects, so the app recovers without a restart.
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import re
 import threading
@@ -227,6 +228,8 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
         self._snapper: Any = None
         self._snap: duckdb.DuckDBPyConnection | None = None
         self._snap_version: int | None = None
+        #: The last replaced snapshots, kept referenced so a read still running on one is never cut off.
+        self._retired: collections.deque[duckdb.DuckDBPyConnection] = collections.deque(maxlen=4)
         self._check_schema()
 
     # -- lifecycle -------------------------------------------------------------------------------------
@@ -337,6 +340,8 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
         version = self.data_version
         with self._snap_lock:
             if self._snap is None or self._snap_version != version:
+                if self._snap is not None:  # sessions may still read the old one: it closes when the last goes
+                    self._retired.append(self._snap)
                 self._snap, self._snap_version = self._take_snapshot()
             return self._snap.cursor()
 
