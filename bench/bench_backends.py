@@ -74,7 +74,7 @@ def main() -> int:
                 print(f"catalog backends, median of {n} (ms); {len(offers[0])} offers, identical on both")
                 print(f"{'':<46}{'DuckDB file':>12}{'PostgreSQL':>12}")
                 for label, d, p in rows:
-                    print(f"{label:<46}{d:>12.1f}{p:>12.1f}")
+                    print(f"{label:<46}{'—' if d != d else f'{d:.1f}':>12}{p:>12.1f}")
     finally:
         server.stop()
     return 0
