@@ -9,7 +9,7 @@ ADDRESS ?= 127.0.0.1
 LOCAL_EDITING ?=
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup run test test-fast e2e bench load data-report catalog chromium screenshots lint clean refresh
+.PHONY: setup run test test-fast e2e bench load data-report catalog chromium screenshots lint clean refresh postgresql nginx cluster cluster-stop cluster-check
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ chromium:
 			"poppler-utils tesseract-ocr) for the browser tests"; exit 1; fi; \
 	fi
 
-test: setup chromium
+test: setup chromium postgresql
 	$(BIN)/python -m pytest -q
 
 test-fast: setup
@@ -79,3 +79,33 @@ lint: setup
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+## PostgreSQL server binaries (Debian's postgresql package) for the store suite's second backend and make cluster.
+## As root they are installed when missing; otherwise the PostgreSQL tests are skipped and say so in the summary.
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
+		else echo "*** PostgreSQL is not installed and this is not root: the PostgreSQL half of the store suite" \
+			"will be SKIPPED (sudo apt-get install postgresql to run it)."; fi; \
+	fi
+
+nginx:
+	@if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx; \
+		else echo "Install Debian's nginx (sudo apt-get install nginx) for make cluster"; exit 1; fi; \
+	fi
+
+## Scaling out (README "Scaling out"; not part of make run): PostgreSQL + CLUSTER_REPLICAS Streamlit replicas +
+## nginx (sticky sessions, websockets) on http://127.0.0.1:$(CLUSTER_PORT). CLUSTER_ARGS="--fresh" reseeds.
+CLUSTER_REPLICAS ?= 3
+CLUSTER_PORT ?= 8580
+CLUSTER_ARGS ?=
+cluster: setup postgresql nginx
+	$(BIN)/python bench/cluster.py start --replicas $(CLUSTER_REPLICAS) --port $(CLUSTER_PORT) $(CLUSTER_ARGS)
+
+cluster-stop:
+	$(BIN)/python bench/cluster.py stop
+
+## Opens the app through nginx in Chromium: the catalog shows, clients spread over replicas, sessions stick.
+cluster-check: setup chromium
+	$(BIN)/python bench/cluster.py check

@@ -154,6 +154,9 @@ class LoadConfig:
     #: Chromium runs at this nice level, the server at the default: on a small machine the 20 tabs would
     #: otherwise take most of the CPU from the server whose response times are being measured.
     browser_nice: int = 10
+    #: Replicas behind nginx on a shared PostgreSQL catalog (bench/load_cluster.py); 0: one `streamlit run` on a
+    #: DuckDB file, as before.
+    cluster: int = 0
 
 
 @dataclass
@@ -190,8 +193,13 @@ class Report:
     server_run_errors: int = 0
     load_average: list[float] = field(default_factory=list)  # 1-minute load average of the machine, sampled
     server_pid: int = 0
+    server_pids: list[int] = field(default_factory=list)  # --cluster: every replica
     console_errors: int = 0
     console_samples: list[str] = field(default_factory=list)
+    #: --cluster: server-side input -> result times and CPU seconds per replica (1-based order of the replicas).
+    replica_inputs: list[list[float]] = field(default_factory=list)
+    replica_loads: list[list[float]] = field(default_factory=list)
+    replica_cpu_s: list[float] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -232,8 +240,9 @@ def _cpu_s(pid: int) -> float | None:
         return None
 
 
-def _client_pids(root: int, exclude: int) -> list[int]:
+def _client_pids(root: int, exclude: int | tuple[int, ...]) -> list[int]:
     """Live processes under ``root`` (the Playwright driver and Chromium), except ``exclude`` and its children."""
+    excluded = {exclude} if isinstance(exclude, int) else set(exclude)
     parent: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -245,7 +254,7 @@ def _client_pids(root: int, exclude: int) -> list[int]:
     found = []
     for pid in parent:
         p, seen = pid, set()
-        while p in parent and p not in (root, exclude, 0, 1) and p not in seen:
+        while p in parent and p not in (root, 0, 1) and p not in excluded and p not in seen:
             seen.add(p)
             p = parent[p]
         if p == root and pid != root:
@@ -253,11 +262,11 @@ def _client_pids(root: int, exclude: int) -> list[int]:
     return found
 
 
-def _descendants_cpu_s(root: int, exclude: int) -> float:
+def _descendants_cpu_s(root: int, exclude: int | tuple[int, ...]) -> float:
     return sum(_cpu_s(pid) or 0.0 for pid in _client_pids(root, exclude))
 
 
-def _renice_browser(root: int, exclude: int, nice: int) -> None:
+def _renice_browser(root: int, exclude: int | tuple[int, ...], nice: int) -> None:
     """Lower the priority of every Chromium thread under ``root`` to ``nice`` (Linux nice is per thread)."""
     for pid in _client_pids(root, exclude):
         try:
@@ -276,9 +285,10 @@ class RssSampler(threading.Thread):
     thread of this run at that nice level (new renderers and threads appear all the time)."""
 
     def __init__(self, pid: int, out: list[float], every_s: float = 0.5, browser_nice: int = 0,
-                 load_average: list[float] | None = None):
+                 load_average: list[float] | None = None, exclude: tuple[int, ...] = ()):
         super().__init__(daemon=True)
         self.pid, self.out, self.every_s, self.stop_event = pid, out, every_s, threading.Event()
+        self.exclude = exclude or (pid,)  # the server processes (every replica with --cluster)
         self.load_average = load_average if load_average is not None else []
         self.browser_nice = browser_nice
         self.cpu_s = 0.0
@@ -291,7 +301,7 @@ class RssSampler(threading.Thread):
                 self.cpu_s = _cpu_s(self.pid) or self.cpu_s
                 self.load_average.append(os.getloadavg()[0])
             if self.browser_nice:
-                _renice_browser(os.getpid(), self.pid, self.browser_nice)
+                _renice_browser(os.getpid(), self.exclude, self.browser_nice)
             self.stop_event.wait(self.every_s)
 
 
@@ -881,16 +891,21 @@ async def drive(url: str, report: Report, n_providers: int) -> None:
                                              for v in viewers))
             report.viewers_saw_prices = sum(results)
         finally:
-            report.browser_cpu_s = _descendants_cpu_s(os.getpid(), report.server_pid)
+            report.browser_cpu_s = _descendants_cpu_s(os.getpid(), tuple(report.server_pids or [report.server_pid]))
             try:
                 await asyncio.wait_for(browser.close(), 30)
             except Exception:  # the browser is going away either way
                 pass
 
 
-def verify_catalog(catalog: Path, report: Report) -> None:
-    """After the server stopped: every acknowledged save is in the catalog, nothing else was written."""
-    with CatalogStore(catalog, read_only=True) as store:
+def verify_catalog(catalog: Path | str, report: Report) -> None:
+    """After the server stopped: every acknowledged save is in the catalog, nothing else was written (``catalog``:
+    the DuckDB file, or with --cluster the PostgreSQL URL)."""
+    from catalog.storage.postgres import PostgresCatalogStore
+
+    opened = PostgresCatalogStore(str(catalog), read_only=True) if str(catalog).startswith("postgresql://") \
+        else CatalogStore(catalog, read_only=True)
+    with opened as store:
         sets = store.change_sets()
         sets = sets[sets["change_set_id"] > 0]
         history = store.list_prices([e.offer_id for e in report.edits_planned], current_only=False)
@@ -975,10 +990,24 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
         build_catalog(catalog)
         report.edits_planned, n_providers = plan_edits(catalog, config.edits)
         log, timing_log = work / "streamlit.log", work / "server-timing.jsonl"
-        proc, url = start_timed_server(catalog, log, timing_log)
+        cluster = None
+        if config.cluster:
+            from bench.load_cluster import LoadCluster
+
+            cluster = LoadCluster(work, config.cluster)  # same seed as the file the edits were planned on
+            try:
+                url = cluster.start()
+            except BaseException:
+                cluster.stop()
+                cluster.stop_database()
+                raise
+            proc, log = cluster.procs[0], cluster.logs[0]
+            report.server_pids = [p.pid for p in cluster.procs]
+        else:
+            proc, url = start_timed_server(catalog, log, timing_log)
         report.server_pid = proc.pid
         sampler = RssSampler(proc.pid, report.rss_mb, browser_nice=config.browser_nice,
-                             load_average=report.load_average)
+                             load_average=report.load_average, exclude=tuple(report.server_pids))
         health = HealthProbe(url)
         server_probe = ServerProbe(url, report)
 
@@ -1023,29 +1052,59 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
             for thread in threads:
                 thread.stop_event.set()
             report.server_cpu_s = _cpu_s(proc.pid) or sampler.cpu_s
+            if cluster is not None:
+                report.replica_cpu_s = [_cpu_s(p.pid) or 0.0 for p in cluster.procs]
+                report.server_cpu_s = sum(report.replica_cpu_s)
             if config.profile and profiler is not None:
                 profiler.send_signal(2)  # SIGINT: py-spy writes its samples and exits
                 try:
                     profiler.wait(timeout=30)
                 except subprocess.TimeoutExpired:
                     profiler.kill()
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+            if cluster is not None:
+                cluster.stop()
+            else:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=10)
             for thread in threads:
                 if thread.is_alive():
                     thread.join(12)
             watchdog.cancel()
         report.health_s = health.latencies
         report.errors += [f"health check failed: {f}" for f in health.failures]
-        server_log = log.read_text(errors="replace")
-        if "Traceback" in server_log:
-            report.errors.append("server log has a Traceback: " + server_log[server_log.index("Traceback"):][:300])
-        read_server_timings(timing_log, report, viewers_started)
-        verify_catalog(catalog, report)
+        for server_log_path in (cluster.logs if cluster is not None else [log]):
+            server_log = server_log_path.read_text(errors="replace")
+            if "Traceback" in server_log:
+                report.errors.append(f"server log {server_log_path.name} has a Traceback: "
+                                     + server_log[server_log.index("Traceback"):][:300])
+        if cluster is None:
+            read_server_timings(timing_log, report, viewers_started)
+            verify_catalog(catalog, report)
+        else:
+            for replica_log in cluster.timing_logs:
+                one = Report(config)
+                read_server_timings(replica_log, one, viewers_started)
+                report.replica_inputs.append([x for v in one.server_inputs.values() for x in v])
+                report.replica_loads.append([x for v in one.server_loads.values() for x in v])
+                for name, values in one.server_inputs.items():
+                    report.server_inputs[name] += values
+                for name, values in one.server_loads.items():
+                    report.server_loads[name] += values
+                for name, values in one.server_input_cpu.items():
+                    report.server_input_cpu[name] += values
+                for name, values in one.server_load_cpu.items():
+                    report.server_load_cpu[name] += values
+                report.server_run_errors += one.server_run_errors
+            if report.server_run_errors:
+                report.errors.append(f"server: {report.server_run_errors} script runs ended with an error")
+            try:
+                verify_catalog(cluster.database_url, report)
+            finally:
+                cluster.stop_database()
     report.wall_s = time.monotonic() - started
     return report
 
@@ -1057,8 +1116,10 @@ def _row(label: str, values: list[float], width: int = 13) -> str:
 def format_report(r: Report) -> str:
     cfg = r.config
     n_pages = len(r.pages)
+    where = (f"{cfg.cluster} replicas behind nginx on one PostgreSQL" if cfg.cluster
+             else "one `streamlit run`")
     out = [f"GPU Cloud Advisor load test: {cfg.viewers} viewers + 1 editor, one Chromium ({len(r.nav_pages)} pages in "
-           f"the sidebar), one `streamlit run` on 127.0.0.1; {os.cpu_count()} cores, {platform.machine()}, "
+           f"the sidebar), {where} on 127.0.0.1; {os.cpu_count()} cores, {platform.machine()}, "
            f"Python {platform.python_version()}",
            f"wall time {r.wall_s:.0f} s (deadline {cfg.deadline_s:.0f} s); {r.tours_done} tours of {n_pages} pages; "
            f"viewers arrived over {(cfg.viewers - 1) * cfg.ramp_s:.0f} s; Chromium at nice {cfg.browser_nice}", ""]
@@ -1099,6 +1160,11 @@ def format_report(r: Report) -> str:
         p95 = _pct(server_inputs, 95)
         out.append(f"server input -> result p95 {1000 * p95:,.0f} ms: {'meets' if p95 <= 1.0 else 'misses'} the "
                    f"<= 1,000 ms target; script runs that ended in an error: {r.server_run_errors}")
+    for i, (inputs, loads) in enumerate(zip(r.replica_inputs, r.replica_loads, strict=True)):
+        cpu_s = r.replica_cpu_s[i] if i < len(r.replica_cpu_s) else float("nan")
+        out.append(f"replica {i + 1}: page loads {len(loads)}, inputs {len(inputs)}: input -> result p50 "
+                   f"{1000 * _pct(inputs, 50) if inputs else float('nan'):,.0f} ms, p95 "
+                   f"{1000 * _pct(inputs, 95) if inputs else float('nan'):,.0f} ms; CPU {cpu_s:.0f} s")
     if r.load_average:
         out.append(f"machine load average (1 min) during the run: median {_pct(r.load_average, 50):.1f}, max "
                    f"{max(r.load_average):.1f} on {os.cpu_count()} cores (this run's server and browsers included; "
@@ -1146,6 +1212,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="nice level of Chromium (0: same priority as the server)")
     parser.add_argument("--no-probe", action="store_true", help="no browserless websocket session (server-side times)")
     parser.add_argument("--artifacts", type=Path, help="save a screenshot of every failed step in this folder")
+    parser.add_argument("--cluster", type=int, default=0, metavar="N",
+                        help="N replicas behind nginx on a throwaway PostgreSQL (bench/load_cluster.py); 0: one server")
     parser.add_argument("--profile", type=Path, help="py-spy samples of the server while the viewers run (raw "
                         "format; summarise with bench/profile_summary.py)")
     args = parser.parse_args(argv)
@@ -1153,7 +1221,7 @@ def main(argv: list[str] | None = None) -> int:
                         max_rounds=max(args.rounds, args.max_rounds), edit_gap_s=args.edit_gap_s, ramp_s=args.ramp_s,
                         step_timeout_s=args.step_timeout_s, verbose=args.verbose,
                         artifacts=args.artifacts, profile=args.profile,
-                        browser_nice=args.browser_nice, hard_exit=True, probe=not args.no_probe,
+                        browser_nice=args.browser_nice, hard_exit=True, probe=not args.no_probe, cluster=args.cluster,
                         pages=None if args.pages is None else tuple("" if p in ("home", "/") else p.strip("/")
                                                                     for p in args.pages))
     report = run_load_test(config)

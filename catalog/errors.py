@@ -56,3 +56,7 @@ class ConflictError(CatalogError):
 
 class StaleChangeSetError(CatalogError):
     """A previewed change set was applied after the catalog changed; nothing was written (preview again)."""
+
+
+class CatalogUnavailableError(CatalogError):
+    """The catalog database cannot be reached now (PostgreSQL restarting, network); a retry may succeed."""

@@ -43,3 +43,6 @@ def _clear_streamlit_caches():
     st.cache_resource.clear()
     yield
     st.cache_resource.clear()
+
+
+from tests.pg_fixtures import pg_server, pg_url  # noqa: E402,F401 (PostgreSQL fixtures for the store suite)

@@ -7,30 +7,61 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from catalog.errors import CatalogError
-from catalog.store import CatalogStore, OfferFilter, resolve_catalog_path
+from catalog.errors import CatalogError, CatalogUnavailableError
+from catalog.store import CatalogBackend, OfferFilter, open_catalog_for_app, resolve_catalog_location
 from engine.adapters import price_outlier_columns
+
+#: Seconds between retries while the catalog database is unavailable (PostgreSQL backend, issue #21).
+RETRY_SECONDS = 3
 
 
 @st.cache_resource(show_spinner="Opening the catalog…")
-def _open_for_app(path: str) -> tuple[CatalogStore, str | None]:
-    # One connection per process and path; callers take a cursor per query (CatalogStore does).
-    return CatalogStore.open_for_app(path)
+def _open_for_app(path: str) -> tuple[CatalogBackend, str | None]:
+    # One store per process and location (a DuckDB file or a postgresql:// URL); callers take a cursor per
+    # query (the store does).
+    return open_catalog_for_app(path)
 
 
-def _open_store(path: str) -> CatalogStore:
+def _open_store(path: str) -> CatalogBackend:
     return _open_for_app(path)[0]
 
 
-def get_store() -> CatalogStore:
-    """The process-wide store; a degraded (read-only) mode shows its notice; on a catalog problem that
+def catalog_location() -> str:
+    """``$GPU_ADVISOR_DATABASE_URL`` when set, else the DuckDB file path (cache keys and the opened store)."""
+    return resolve_catalog_location()
+
+
+@st.fragment(run_every=RETRY_SECONDS)
+def _retry_until_available(path: str) -> None:
+    """Re-checks the database every few seconds from the browser (a fragment rerun, not a blocked server thread)
+    and reloads the page once it answers: the app recovers from a PostgreSQL restart without its own restart."""
+    try:
+        _open_for_app(path)[0].data_version  # noqa: B018
+    except CatalogUnavailableError:
+        st.caption(f"Still unavailable at {dt.datetime.now():%H:%M:%S}.")
+        return
+    st.rerun(scope="app")
+
+
+def get_store() -> CatalogBackend:
+    """The process-wide store; a degraded (read-only) mode shows its notice; a database that cannot be reached
+    shows "catalog unavailable, retrying" and reruns the page until it answers; on a catalog problem that
     cannot degrade, show the message and stop the page."""
-    path = str(resolve_catalog_path())
+    path = catalog_location()
     try:
         store, notice = _open_for_app(path)
+        store.data_version  # noqa: B018 (reaches the database: a lost PostgreSQL is reported here, not mid-page)
         if notice:
             st.warning(f"**Read-only mode.** {notice}", icon=":material/lock:")
         return store
+    except CatalogUnavailableError as exc:
+        import logging
+
+        logging.getLogger("gpu_cloud_advisor").warning("catalog unavailable: %s", exc)
+        st.error(f"**Catalog unavailable, retrying every {RETRY_SECONDS} s.** {exc}", icon=":material/sync:")
+        _retry_until_available(path)
+        st.stop()
+        raise  # unreachable: st.stop() raises
     except CatalogError as exc:
         st.error(f"**The catalog cannot be opened.** {exc}", icon=":material/error:")
         import logging
@@ -70,7 +101,7 @@ def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur
 def offers(filters: OfferFilter | None, usd_per_eur: float) -> pd.DataFrame:
     """Offers with current prices; negotiated private quotes are included only for a signed-in editor."""
     store = get_store()
-    return offers_frame(str(resolve_catalog_path()), store.data_version, filters or OfferFilter(), usd_per_eur,
+    return offers_frame(catalog_location(), store.data_version, filters or OfferFilter(), usd_per_eur,
                         dt.date.today(), sees_private())
 
 
@@ -81,7 +112,7 @@ def _table(path: str, data_version: int, name: str, include_private: bool) -> pd
 
 def table(name: str) -> pd.DataFrame:
     store = get_store()
-    return _table(str(resolve_catalog_path()), store.data_version, name, sees_private())
+    return _table(catalog_location(), store.data_version, name, sees_private())
 
 
 @st.cache_data(ttl=600, show_spinner=False)
@@ -91,7 +122,7 @@ def _summary(path: str, data_version: int, today: dt.date) -> dict:
 
 def summary() -> dict:
     store = get_store()
-    return _summary(str(resolve_catalog_path()), store.data_version, dt.date.today())
+    return _summary(catalog_location(), store.data_version, dt.date.today())
 
 
 @st.cache_data(ttl=600, show_spinner=False)
@@ -102,7 +133,7 @@ def _store_frame(path: str, data_version: int, method: str) -> pd.DataFrame:
 
 def _frame(method: str) -> pd.DataFrame:
     store = get_store()
-    return _store_frame(str(resolve_catalog_path()), store.data_version, method)
+    return _store_frame(catalog_location(), store.data_version, method)
 
 
 def coverage() -> pd.DataFrame:
@@ -131,4 +162,4 @@ def offer_prices(offer_id: str | None) -> pd.DataFrame:
     store = get_store()
     if not offer_id:
         return store.list_prices([]).iloc[0:0]
-    return _public_prices(str(resolve_catalog_path()), store.data_version, offer_id)
+    return _public_prices(catalog_location(), store.data_version, offer_id)

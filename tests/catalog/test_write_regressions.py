@@ -6,6 +6,8 @@ prices and their offer in one transaction, stored infinite prices, overwrote pri
 and answered a failed COMMIT with a ROLLBACK error.
 """
 
+import contextlib
+
 import duckdb
 import pytest
 
@@ -150,7 +152,8 @@ def test_an_import_that_changes_an_amount_without_a_new_source_is_refused(store)
 def test_a_failed_commit_reports_the_real_error_not_rollback(store, monkeypatch):
     """#15.9: when COMMIT failed the user saw 'cannot rollback - no transaction is active'."""
     checksum = store.content_checksum()
-    real_cursor = store.cursor
+    real_write_cursor = store._write_cursor
+    db_error = store._db_errors[0]  # duckdb.Error / psycopg.Error
 
     class FailingCommit:
         def __init__(self, cur):
@@ -159,13 +162,18 @@ def test_a_failed_commit_reports_the_real_error_not_rollback(store, monkeypatch)
         def execute(self, sql, *args):
             if sql == "COMMIT":
                 self._cur.execute("ROLLBACK")  # the transaction ends, as when a commit fails for real
-                raise duckdb.IOException("IO Error: could not write the WAL (disk full)")
+                raise db_error("IO Error: could not write the WAL (disk full)")
             return self._cur.execute(sql, *args)
 
         def __getattr__(self, name):
             return getattr(self._cur, name)
 
-    monkeypatch.setattr(store, "cursor", lambda: FailingCommit(real_cursor()))
+    @contextlib.contextmanager
+    def failing_write_cursor():
+        with real_write_cursor() as cur:
+            yield FailingCommit(cur)
+
+    monkeypatch.setattr(store, "_write_cursor", failing_write_cursor)
     with pytest.raises(CatalogError, match="disk full") as info:
         store.apply_changes(ChangeSet(changes=[edited(store, "prices", PRICE_ID, notes="x")], message="x"), ALICE)
     assert "rollback" not in str(info.value).lower()

@@ -1,0 +1,414 @@
+"""The shared backend: one PostgreSQL database for several app replicas (issue #21), via psycopg 3.
+
+Selected by ``GPU_ADVISOR_DATABASE_URL=postgresql://…`` (see :func:`catalog.store.open_catalog`). The schema is
+``schema.sql`` with its two dialect differences translated explicitly (:func:`pg_schema_sql`); the version
+lives in ``catalog_meta`` as in the DuckDB file and upgrades are the steps of :data:`PG_MIGRATIONS`.
+
+* **Writes** (change sets, restore, workshop data) run on PostgreSQL in one transaction each, parameterised,
+  under a session advisory lock: one writer at a time across every replica, as the process lock does for
+  the DuckDB file. Row versions are checked inside the transaction exactly as for DuckDB.
+* **Reads** of catalog data are the same DuckDB SQL as the embedded backend, run on an in-memory DuckDB
+  snapshot of the catalog tables (taken in one REPEATABLE READ transaction, with the ``data_version`` it
+  holds). Every read first asks PostgreSQL for the current ``data_version`` (one indexed row) and rebuilds the
+  snapshot when it moved, so a replica never answers from a catalog older than the last commit it can see:
+  cache coherence across replicas is bounded by one round trip, and the UI's caches key on the same number.
+  The reads stay in DuckDB because the offer query uses DuckDB's list functions and the pages depend on its
+  DataFrame types (issue #21 allows it: "analytics-heavy reads can stay in DuckDB over a snapshot").
+* Workshop reads (workspaces, scenarios, votes) go to PostgreSQL directly: they are not versioned.
+
+A lost connection (PostgreSQL restarted) raises :class:`~catalog.errors.CatalogUnavailableError`; the next
+call reconnects, so the app recovers without a restart.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import duckdb
+import pandas as pd
+
+from catalog.errors import CatalogError, CatalogUnavailableError, SchemaVersionError
+from catalog.models import TABLE_KEYS, as_of_lower_bound
+from catalog.seeding import SEED_DIR, load_seed
+from catalog.storage.changes import ChangeVerbs
+from catalog.storage.common import (
+    _TABLE_COLUMNS,
+    _TABLE_ORDER,
+    SCHEMA_SQL,
+    SCHEMA_VERSION,
+    _db_values,
+)
+from catalog.storage.ducksql import _column_types
+from catalog.storage.queries import Queries
+from catalog.storage.workshop import Workshop
+
+#: Key of the advisory lock every writer holds (any constant; "GPUC" in ASCII).
+WRITER_LOCK_KEY = 0x47505543
+#: Catalog-data tables copied into the read snapshot (workshop tables are read from PostgreSQL directly).
+SNAPSHOT_TABLES = ("catalog_meta", *_TABLE_ORDER, "change_sets", "change_log")
+_DUCK_CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
+def pg_schema_sql() -> str:
+    """``schema.sql`` in PostgreSQL's dialect. The two differences, translated here and tested:
+
+    * ``DOUBLE`` is ``DOUBLE PRECISION`` in PostgreSQL;
+    * ``isfinite(x)`` exists for dates only in PostgreSQL: ``x < 'Infinity'`` excludes +inf and NaN (NaN sorts
+      above every number there), and the column's ``x > 0`` excludes -inf, as ``isfinite`` does in DuckDB.
+    Everything else (CHECK, PRIMARY KEY, UNIQUE, DEFAULT, ``IF NOT EXISTS``) is common SQL.
+    """
+    sql = SCHEMA_SQL.read_text()
+    sql = re.sub(r"\bDOUBLE\b", "DOUBLE PRECISION", sql)
+    sql, n = re.subn(r"isfinite\((\w+)\)", r"\1 < 'Infinity'::float8", sql)
+    if n != 1:  # a new isfinite() in schema.sql must be looked at, not translated blindly
+        raise AssertionError(f"schema.sql has {n} isfinite() checks; pg_schema_sql expects 1")
+    return sql
+
+
+#: Versioned migrations of a PostgreSQL catalog: version -> (what it does, SQL). Version 3 is the first schema
+#: this backend knows (the DuckDB file's versions 1-2 predate it); a later version adds its step here, applied
+#: in order on the first writable open, each in its own transaction with the version bump.
+PG_MIGRATIONS: dict[int, tuple[str, str]] = {}
+
+
+def redact(url: str) -> str:
+    """The URL without its password (for messages, logs and cache keys)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _connect(url: str, *, autocommit: bool = True) -> Any:
+    import psycopg
+
+    try:
+        return psycopg.connect(url, autocommit=autocommit, connect_timeout=5)
+    except psycopg.OperationalError as exc:
+        raise CatalogUnavailableError(
+            f"The catalog database {redact(url)} is unavailable ({str(exc).strip().splitlines()[0][:200]}). "
+            "Retrying on the next action.") from exc
+
+
+def _pg_sql(sql: str, params: Any) -> str:
+    """``?`` placeholders (the store's portable SQL) as psycopg's ``%s``; a literal ``%`` doubled (psycopg reads
+    placeholders only when parameters are passed)."""
+    return sql if params is None else sql.replace("%", "%%").replace("?", "%s")
+
+
+class _PgCursor:
+    """A DB-API cursor over a psycopg connection that speaks the store's ``?`` SQL (see :class:`StoreBase`).
+
+    ``connect`` returns a working connection (reconnecting when the last one broke). A statement outside a
+    transaction that finds its connection dead (PostgreSQL restarted since its last use) is retried once on a
+    new connection; inside a transaction nothing is retried: the transaction is lost and the error says so.
+    """
+
+    def __init__(self, connect: Callable[[], Any], url: str):
+        self._connect = connect
+        self._conn = connect()
+        self._url = url
+        self._cur: Any = None
+
+    def execute(self, sql: str, params: Any = None) -> _PgCursor:
+        import psycopg
+
+        idle = self._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        try:
+            self._cur = self._conn.execute(_pg_sql(sql, params), params)
+        except psycopg.OperationalError as exc:
+            if not (self._conn.broken or self._conn.closed):
+                raise
+            if idle and not sql.lstrip().upper().startswith(("BEGIN", "COMMIT")):
+                try:
+                    self._conn = self._connect()
+                    self._cur = self._conn.execute(_pg_sql(sql, params), params)
+                    return self
+                except (psycopg.OperationalError, CatalogUnavailableError):
+                    pass
+            raise CatalogUnavailableError(
+                f"The catalog database {redact(self._url)} is unavailable ({str(exc).strip()[:200]}). "
+                "Nothing was saved by this action; retrying on the next one.") from exc
+        return self
+
+    def executemany(self, sql: str, rows: list[list[Any]]) -> None:
+        with self._conn.cursor() as cur:
+            cur.executemany(_pg_sql(sql, rows), rows)
+
+    @property
+    def description(self) -> list[tuple[str]]:
+        return [(c.name,) for c in self._cur.description or []]
+
+    def fetchone(self) -> tuple | None:
+        return self._cur.fetchone()
+
+    def fetchall(self) -> list[tuple]:
+        return self._cur.fetchall()
+
+    def df(self) -> pd.DataFrame:
+        names = [d[0] for d in self.description]
+        return pd.DataFrame(self.fetchall(), columns=names)
+
+
+_SNAPSHOT_ARROW = {"VARCHAR": "string", "DOUBLE": "float64", "INTEGER": "int64", "BIGINT": "int64",
+                   "BOOLEAN": "bool_", "DATE": "date32"}
+
+
+def _arrow_column(values: list, duck_type: str) -> Any:
+    import pyarrow as pa
+
+    if duck_type == "TIMESTAMP WITH TIME ZONE":
+        return pa.array(values, type=pa.timestamp("us", tz="UTC"))
+    return pa.array(values, type=getattr(pa, _SNAPSHOT_ARROW[duck_type])())
+
+
+def build_postgres_catalog(url: str, seed_dir: Path = SEED_DIR) -> str:
+    """Create the schema and load the seed into an empty database, in one transaction. Never overwrites: fails
+    if the database already holds a catalog (several replicas may start at once: the advisory lock lets one
+    build and the others find it built)."""
+    seed = load_seed(seed_dir)
+    conn = _connect(url, autocommit=False)
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITER_LOCK_KEY])
+            if conn.execute("SELECT to_regclass('catalog_meta')").fetchone()[0] is not None:
+                raise CatalogError(f"Refusing to build: {redact(url)} already holds a catalog (an existing catalog "
+                                   "is never overwritten).")
+            conn.execute(pg_schema_sql())
+            now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO catalog_meta VALUES (%s, %s)",
+                                [["schema_version", str(SCHEMA_VERSION)], ["data_version", "1"], ["built_at", now],
+                                 ["built_from", "seed"]])
+                for table in _TABLE_ORDER:
+                    cols = _TABLE_COLUMNS[table]
+                    records = []
+                    for r in getattr(seed, table):
+                        d = _db_values(r.model_dump(mode="python"))
+                        if "as_of_date" in cols:
+                            d["as_of_date"] = as_of_lower_bound(d["as_of"])
+                        records.append([d.get(c) for c in cols])
+                    if records:
+                        cur.executemany(f"INSERT INTO {table} ({', '.join(cols)}) "
+                                        f"VALUES ({', '.join(['%s'] * len(cols))})", records)
+            conn.execute("INSERT INTO change_sets VALUES (0, now(), 'seed', 'seed', 'built from catalog/seed/')")
+    finally:
+        conn.close()
+    return url
+
+
+class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
+    """A catalog in a PostgreSQL database, shared by every replica. Thread-safe like :class:`CatalogStore`."""
+
+    def __init__(self, url: str, *, read_only: bool = False):
+        import psycopg
+
+        self._constraint_errors = (psycopg.errors.IntegrityError,)
+        self._db_errors = (psycopg.Error,)
+        self.url = url
+        self.location = redact(url)
+        #: A label where the DuckDB backend has a file path (export notes, cache keys): the redacted URL.
+        self.path = Path(self.location)
+        self.read_only = read_only
+        self._lock = threading.Lock()  # one writer per process; the advisory lock orders the processes
+        self._conn_lock = threading.Lock()
+        self._snap_lock = threading.Lock()
+        self._reader: Any = None
+        self._writer: Any = None
+        self._snapper: Any = None
+        self._snap: duckdb.DuckDBPyConnection | None = None
+        self._snap_version: int | None = None
+        #: The last replaced snapshots, kept referenced so a read still running on one is never cut off.
+        self._retired: collections.deque[duckdb.DuckDBPyConnection] = collections.deque(maxlen=4)
+        self._check_schema()
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+
+    @classmethod
+    def open_or_build(cls, url: str) -> PostgresCatalogStore:
+        """Open the catalog in this database, loading the seed first when the database is empty."""
+        conn = _connect(url)
+        try:
+            empty = conn.execute("SELECT to_regclass('catalog_meta')").fetchone()[0] is None
+        finally:
+            conn.close()
+        if empty:
+            try:
+                build_postgres_catalog(url)
+            except CatalogUnavailableError:
+                raise
+            except CatalogError:
+                pass  # another replica built it meanwhile
+        return cls(url)
+
+    def close(self) -> None:
+        for conn in (self._reader, self._writer, self._snapper):
+            if conn is not None:
+                conn.close()
+        self._reader = self._writer = self._snapper = None
+        if self._snap is not None:
+            self._snap.close()
+            self._snap = None
+
+    def __enter__(self) -> PostgresCatalogStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _live(self, name: str, autocommit: bool = True) -> Any:
+        """A connection that works: reconnects after PostgreSQL went away (restart, network)."""
+        with self._conn_lock:
+            conn = getattr(self, name)
+            if conn is None or conn.closed or conn.broken:
+                if conn is not None:
+                    conn.close()
+                conn = _connect(self.url, autocommit=autocommit)
+                setattr(self, name, conn)
+            return conn
+
+    def _check_schema(self) -> None:
+        conn = self._live("_writer")
+        if conn.execute("SELECT to_regclass('catalog_meta')").fetchone()[0] is None:
+            raise SchemaVersionError(f"{self.location} holds no GPU Cloud Advisor catalog (no catalog_meta table). "
+                                     "Nothing was changed. Fix: open it with open_or_build (loads the seed) or run "
+                                     "`make cluster`, which seeds it.")
+        row = conn.execute("SELECT value FROM catalog_meta WHERE key = 'schema_version'").fetchone()
+        found = int(row[0]) if row else 0
+        if found < SCHEMA_VERSION and not self.read_only and all(v in PG_MIGRATIONS
+                                                                 for v in range(found + 1, SCHEMA_VERSION + 1)):
+            self._migrate(conn, found)
+            return
+        if found != SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"{self.location} has catalog schema version {found}; this app reads version {SCHEMA_VERSION}. "
+                "Nothing was changed. Fix: run the app version that wrote it, or point GPU_ADVISOR_DATABASE_URL at "
+                "another database.")
+
+    def _migrate(self, conn: Any, found: int) -> None:
+        """Apply :data:`PG_MIGRATIONS` after ``found`` in order, each step and its version bump atomically."""
+        for version in range(found + 1, SCHEMA_VERSION + 1):
+            _, sql = PG_MIGRATIONS[version]
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITER_LOCK_KEY])
+                if int(conn.execute("SELECT value FROM catalog_meta WHERE key = 'schema_version'").fetchone()[0]) \
+                        >= version:
+                    continue  # another replica applied it
+                conn.execute(sql)
+                conn.execute("UPDATE catalog_meta SET value = %s WHERE key = 'schema_version'", [str(version)])
+
+    # -- backend hooks ---------------------------------------------------------------------------------
+
+    def cursor(self) -> _PgCursor:
+        """A cursor on the shared autocommit connection (single statements; psycopg serialises them)."""
+        return _PgCursor(lambda: self._live("_reader"), self.url)
+
+    @contextmanager
+    def _write_cursor(self) -> Iterator[_PgCursor]:
+        with self._lock:
+            cur = _PgCursor(lambda: self._live("_writer"), self.url)
+            cur.execute("SELECT pg_advisory_lock(?)", [WRITER_LOCK_KEY])
+            conn = cur._conn
+            try:
+                yield cur
+            finally:
+                if not (conn.closed or conn.broken):
+                    if conn.info.transaction_status != 0:  # a transaction left open by an error: roll it back
+                        conn.rollback()
+                    conn.execute("SELECT pg_advisory_unlock(%s)", [WRITER_LOCK_KEY])
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.cursor().execute("SELECT key, value FROM catalog_meta").fetchall())
+
+    @property
+    def data_version(self) -> int:
+        """The catalog version on PostgreSQL now (one indexed row): what every replica's caches key on."""
+        row = self.cursor().execute("SELECT value FROM catalog_meta WHERE key = 'data_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _read_cursor(self) -> duckdb.DuckDBPyConnection:
+        version = self.data_version
+        with self._snap_lock:
+            if self._snap is None or self._snap_version != version:
+                if self._snap is not None:  # sessions may still read the old one: it closes when the last goes
+                    self._retired.append(self._snap)
+                self._snap, self._snap_version = self._take_snapshot()
+            return self._snap.cursor()
+
+    def _take_snapshot(self) -> tuple[duckdb.DuckDBPyConnection, int]:
+        """The catalog tables at one version, copied into an in-memory DuckDB with the same schema."""
+        import psycopg
+        import pyarrow as pa
+
+        data: dict[str, tuple[list[str], list[tuple]]] = {}
+        for attempt in (1, 2):  # a connection that died since its last use is replaced once
+            conn = self._live("_snapper", autocommit=False)
+            try:
+                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+                conn.read_only = True
+                with conn.transaction():
+                    for table in SNAPSHOT_TABLES:
+                        cur = conn.execute(f"SELECT * FROM {table}")
+                        data[table] = ([c.name for c in cur.description], cur.fetchall())
+                break
+            except psycopg.OperationalError as exc:
+                if attempt == 2 or not conn.broken:
+                    raise CatalogUnavailableError(
+                        f"The catalog database {self.location} is unavailable ({str(exc).strip()[:200]}); "
+                        "retrying on the next action.") from exc
+        meta = dict(data["catalog_meta"][1])
+        snap = duckdb.connect(":memory:", config=_DUCK_CONFIG)
+        snap.execute(SCHEMA_SQL.read_text())
+        for table in SNAPSHOT_TABLES:
+            names, rows = data[table]
+            if not rows:
+                continue
+            types = _column_types(snap, table)
+            columns = list(zip(*rows, strict=True))
+            frame = pa.table({n: _arrow_column(list(col), types[n]) for n, col in zip(names, columns, strict=True)})
+            snap.register("_pg_rows", frame)
+            snap.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM _pg_rows")
+            snap.unregister("_pg_rows")
+        return snap, int(meta.get("data_version", "0"))
+
+    def _has_table(self, table: str) -> bool:
+        return True  # the schema is created whole, and every migration brings it to the current version
+
+    # -- set-wise writes: psycopg executemany (pipelined), arrays for key sets -----------------------------
+
+    def _fetch_written(self, cur: Any, table: str, keys: list[str]) -> dict[str, dict]:
+        if not keys:
+            return {}
+        key_col = TABLE_KEYS[table]
+        cur.execute(f"SELECT * FROM {table} WHERE {key_col} = ANY(?)", [sorted(set(keys))])
+        names = [d[0] for d in cur.description]
+        return {r[names.index(key_col)]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
+
+    def _delete_keys(self, cur: Any, table: str, keys: list[str]) -> None:
+        cur.execute(f"DELETE FROM {table} WHERE {TABLE_KEYS[table]} = ANY(?)", [list(keys)])
+
+    def _insert_records(self, cur: Any, table: str, columns: list[str], records: list[dict]) -> None:
+        marks = ", ".join("?" * len(columns))
+        cur.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
+                        [[r.get(c) for c in columns] for r in records])
+
+    def _update_records(self, cur: Any, table: str, changed: tuple[str, ...], records: list[dict],
+                        editor: str) -> None:
+        key_col = TABLE_KEYS[table]
+        sets = ", ".join(f"{c} = ?" for c in changed)
+        cur.executemany(f"UPDATE {table} SET {sets}, row_version = row_version + 1, updated_by = ? "
+                        f"WHERE {key_col} = ?", [[*(r[c] for c in changed), editor, r[key_col]] for r in records])
+
+    def _insert_log(self, cur: Any, entries: list[dict]) -> None:
+        columns = list(entries[0])
+        self._insert_records(cur, "change_log", columns, entries)
