@@ -156,8 +156,18 @@ def tornado_chart(result: TornadoResult, labels: dict[str, str] | None = None) -
     # larger text, where the long input names leave the plot narrower still.
     lines = (["Break-even utilisation,", "own vs rent on demand"] if presenting()
              else ["Break-even utilisation, own vs rent on demand"]) + [f"(black line: base {base:.0%})"]
-    fig.update_xaxes(title="<br>".join(lines), tickformat=".0%")
-    return style(fig, height=470, title="Which inputs move the break-even most")
+    fig.update_xaxes(tickformat=".0%")
+    if not presenting():
+        fig.update_xaxes(title="<br>".join(lines))
+        return style(fig, height=470, title="Which inputs move the break-even most")
+    # Projector: the long input names leave a narrow plot at the figure's right edge, and an axis title is centred
+    # on the plot, so it ran past the edge. The same words right-aligned to the plot's edge, above the plot (the
+    # legend takes the foot of the figure).
+    fig = style(fig, height=470, title="Which inputs move the break-even most")
+    fig.add_annotation(text="<br>".join(lines), xref="paper", x=1, xanchor="right", yref="paper", y=1, yshift=8,
+                       yanchor="bottom", align="right", showarrow=False, font=dict(size=20))
+    fig.update_layout(margin_t=fig.layout.margin.t + 85, height=fig.layout.height + 85)
+    return fig
 
 
 def monte_carlo_bands(bands: pd.DataFrame, u_now: float, display: DisplaySettings) -> go.Figure:

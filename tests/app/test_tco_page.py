@@ -214,3 +214,22 @@ def test_a_price_outlier_is_flagged_in_the_picker_and_warned_about(catalog_path)
     assert label
     picker.set_value(offer_id).run()
     assert any("price outlier" in w.value for w in tco.warning)
+
+
+def test_tornado_axis_words_stay_inside_the_figure_on_a_projector(monkeypatch):
+    # Presentation mode: the axis title, centred on a plot squeezed right by the long input names, ran past the
+    # figure's right edge; it is an annotation right-aligned to the plot's edge instead (screenshot checked).
+    from engine.tco import TcoInputs
+    from engine.tco.uncertainty import tornado
+    from ui import charts, tco_charts
+
+    result = tornado(TcoInputs(), 0.2)
+    normal = tco_charts.tornado_chart(result)
+    assert "black line: base" in normal.layout.xaxis.title.text and not normal.layout.annotations
+    monkeypatch.setattr(tco_charts, "presenting", lambda: True)
+    monkeypatch.setattr(charts, "presenting", lambda: True)
+    big = tco_charts.tornado_chart(result)
+    assert not big.layout.xaxis.title.text
+    (note,) = [a for a in big.layout.annotations if "black line: base" in a.text]
+    assert (note.xref, note.x, note.xanchor, note.align) == ("paper", 1, "right", "right")
+    assert note.text.count("<br>") == 2 and note.font.size >= charts.PROJECTOR_MIN_FONT
