@@ -157,6 +157,12 @@ class LoadConfig:
     #: Replicas behind nginx on a shared PostgreSQL catalog (bench/load_cluster.py); 0: one `streamlit run` on a
     #: DuckDB file, as before.
     cluster: int = 0
+    #: Viewer sessions without a browser (bench/ws_viewer.py), in addition to the ``viewers`` Chromium tabs.
+    ws_viewers: int = 0
+    #: --cluster: SIGKILL one replica this long after the viewers start, or later, once half the browserless
+    #: sessions have changed their scenario (the replica serving most of them, not the editor's); its sessions
+    #: must reconnect to another with their scenario. 0: no kill.
+    kill_replica_after_s: float = 0.0
 
 
 @dataclass
@@ -200,11 +206,24 @@ class Report:
     replica_inputs: list[list[float]] = field(default_factory=list)
     replica_loads: list[list[float]] = field(default_factory=list)
     replica_cpu_s: list[float] = field(default_factory=list)
+    #: --ws-viewers: the browserless sessions' times (send -> script_finished received), per page.
+    ws_loads: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    ws_inputs: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    #: --kill-replica-after-s: which replica was killed (1-based), when, and the sessions it served.
+    killed_replica: int = 0
+    killed_at_s: float = 0.0
+    killed_sessions: int = 0
+    ws_reconnects: list[float] = field(default_factory=list)  # seconds from the drop to a finished run again
+    ws_scenarios_kept: list[bool] = field(default_factory=list)  # after each reconnect: own scenario shown
 
     @property
     def passed(self) -> bool:
         return (not self.errors and self.lost_edits == 0 and len(self.edits_acknowledged) == self.config.edits
-                and self.edits_verified == self.config.edits and self.viewers_saw_prices == self.config.viewers)
+                and self.edits_verified == self.config.edits
+                and self.viewers_saw_prices == self.config.viewers + self.config.ws_viewers
+                and all(self.ws_scenarios_kept)
+                and (not self.config.kill_replica_after_s
+                     or (len(self.ws_reconnects) >= self.killed_sessions > 0 and self.ws_scenarios_kept)))
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -671,6 +690,163 @@ class Viewer:
             return False
 
 
+class WsViewer:
+    """A viewer without a browser (``--ws-viewers``): the same tour, inputs and final check as :class:`Viewer`,
+    in one Streamlit session kept over the websocket protocol (bench/ws_viewer.py), each result read from the
+    run's messages instead of the screen. When its socket drops (a killed replica) it reconnects as the
+    browser does (same route cookie, the address's ``?s=`` scenario), checks that its scenario came back (the
+    TCO utilisation it last set) and goes on with the step that failed."""
+
+    def __init__(self, n: int, url: str, report: Report, timeout_s: float):
+        from bench.ws_viewer import ProtocolViewer
+
+        self.n, self.report = n, report
+        self.session = ProtocolViewer(url, timeout_s)
+        #: The TCO utilisation (fraction) this session last saw applied: part of its scenario, so of its ``?s=``.
+        self.utilisation: float | None = None
+
+    def err(self, where: str, exc: BaseException) -> None:
+        first = (str(exc).strip().splitlines() or [""])[0][:160]
+        self.report.errors.append(f"ws viewer {self.n} {where}: {type(exc).__name__}: {first}")
+
+    async def _step(self, make):
+        """Run ``make()`` (a coroutine factory); if the socket dropped, reconnect, check the scenario, retry once."""
+        from bench.ws_viewer import SessionDropped
+
+        page = self.session.page
+        try:
+            return await make()
+        except SessionDropped:
+            await self.reconnected()
+            if self.session.page != page:
+                await self.session.goto(page)
+            return await make()
+
+    async def reconnected(self):
+        """The socket dropped: reconnect (bench/ws_viewer.py), count it, check the scenario came back."""
+        result = await self.session.reconnect(time.monotonic())
+        self.report.ws_reconnects.append(self.session.reconnects[-1])
+        await self.check_scenario()
+        return result
+
+    async def check_scenario(self) -> None:
+        """After a reconnect: the new session shows this session's own scenario (from the URL), not the default."""
+        want = self.utilisation
+        if want is None:
+            return
+        result = await self.session.goto("tco")
+        shown = result.text(TCO_HEADLINE)
+        ok = shown is not None and f" at {round(100 * want)}% utilisation" in shown
+        self.report.ws_scenarios_kept.append(ok)
+        if not ok:
+            raise RuntimeError(f"after the reconnect TCO shows {shown!r}, not this session's "
+                               f"{round(100 * want)}% utilisation")
+
+    async def open(self, name: str) -> None:
+        result = await self._step(lambda: self.session.goto(name))
+        self.report.ws_loads[name].append(result.seconds)
+
+    async def interact(self, name: str) -> None:
+        from bench.ws_viewer import widget_value
+
+        s = self.session
+        last = s.last
+        if name == "providers":
+            before = _offer_count(last)
+            after = await self._step(lambda: s.set("prov_eu", not widget_value(s.last.widget("prov_eu"))))
+            if _offer_count(after) == before:
+                raise RuntimeError(f"the EU toggle left the offer count at {before}")
+        elif name == "tco":
+            head = last.text(TCO_HEADLINE)
+            pct = int(re.search(r" at (\d+)% utilisation", head or "").group(1))
+            value = float(widget_value(last.widget("_tco_utilisation_fraction"))[0])
+            target = round(value - 0.05 if pct > 20 else value + 0.05, 2)
+            after = await self._step(lambda: s.set("_tco_utilisation_fraction", [target]))
+            shown = after.text(TCO_HEADLINE) or ""
+            if f" at {round(100 * target)}% utilisation" not in shown:
+                raise RuntimeError(f"utilisation set to {target:.0%}, the headline says {shown[:80]!r}")
+            self.utilisation = target
+        elif name == "workload":
+            before = last.text(WORKLOAD_VERDICT)
+            new = 256 if widget_value(last.widget("_wl_t_gpus")) == 128 else 128
+            after = await self._step(lambda: s.set("_wl_t_gpus", new))
+            if after.text(WORKLOAD_VERDICT) in (None, before):
+                raise RuntimeError(f"GPUs set to {new}, the verdict did not change: {before!r}"[:200])
+        elif name == "scoring":
+            before, chart = last.text(SCORING_VERDICT), last.chart("sc_contributions")
+            value = float(widget_value(last.widget("_sc_w_price_eur_per_gpu_hour"))[0])
+            new = value + 5 if value <= 90 else value - 5
+            after = await self._step(lambda: s.set("_sc_w_price_eur_per_gpu_hour", [new]))
+            if after.text(SCORING_VERDICT) in (None, before) or after.chart("sc_contributions") == chart:
+                raise RuntimeError(f"price weight set to {new:.0f}, the verdict or chart did not change")
+        else:
+            return
+        self.report.ws_inputs[name].append(s.last.seconds)
+
+    async def tour(self, round_no: int) -> None:
+        if round_no == 0:
+            try:
+                from bench.ws_viewer import SessionDropped
+
+                try:
+                    result = await self.session.open("")
+                except SessionDropped:
+                    result = await self.reconnected()
+                self.report.ws_loads[""].append(result.seconds)
+                if not self.report.pages:  # the first session to get here names the pages (as Viewer.discover)
+                    self.report.nav_pages[:] = list(self.session.hashes)
+                    wanted = self.report.config.pages
+                    self.report.pages[:] = [p for p in self.report.nav_pages if wanted is None or p in wanted]
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.err("first load", exc)
+                return
+        for name in list(self.report.pages):
+            if round_no == 0 and name == "":
+                continue
+            try:
+                await self.open(name)
+                await self.interact(name)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # counted; the tour goes on with the next page
+                self.err(f"round {round_no + 1} {name or 'home'}", exc)
+
+    async def sees_committed_prices(self, n_offers: int, n_providers: int) -> bool:
+        """In this session: Providers, "Clear filters", max price FILTER_EUR → exactly the edited offers."""
+        s = self.session
+        try:
+            t0 = time.perf_counter()
+            await self._step(lambda: s.goto("providers"))
+            await self._step(lambda: s.set("prov_clear", True))
+            result = await self._step(lambda: s.set("prov_maxprice", FILTER_EUR))
+            shown = result.text(OFFER_COUNT)
+            if not shown or not shown.startswith(f"{n_offers} offers from {n_providers} providers"):
+                raise RuntimeError(f"expected {n_offers} offers from {n_providers} providers, saw {shown!r}"[:200])
+            self.report.final_checks.append(time.perf_counter() - t0)
+            return True
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.err("final check (committed prices)", exc)
+            return False
+        finally:
+            await s.close()
+
+
+TCO_HEADLINE = re.compile(r"^Over \d+ (years|months) at \d+% utilisation, ")
+WORKLOAD_VERDICT = re.compile(r"^Cheapest:.+ per job")
+SCORING_VERDICT = re.compile(r"^#1 .+ wins with a weighted-sum score")
+
+
+def _offer_count(result) -> int:
+    shown = result.text(OFFER_COUNT)
+    if shown is None:
+        raise RuntimeError("the Providers page shows no offer count")
+    return int(OFFER_COUNT.match(shown).group(1))
+
+
 def _console(report: Report, msg) -> None:
     if msg.type != "error":
         return
@@ -842,7 +1018,7 @@ async def editor_session(page, url: str, report: Report, timeout_ms: float, gap_
 
 # -- the run ---------------------------------------------------------------------------------------------------
 
-async def drive(url: str, report: Report, n_providers: int) -> None:
+async def drive(url: str, report: Report, n_providers: int, cluster=None) -> None:
     from playwright.async_api import async_playwright, expect
 
     cfg = report.config
@@ -859,6 +1035,7 @@ async def drive(url: str, report: Report, n_providers: int) -> None:
                 page.on("pageerror", lambda exc, n=i + 1: report.errors.append(f"viewer {n} page error: {exc}"[:240]))
                 page.on("console", lambda msg: _console(report, msg))
                 viewers.append(Viewer(i + 1, page, url, report, timeout_ms))
+            ws_viewers = [WsViewer(cfg.viewers + i + 1, url, report, cfg.step_timeout_s) for i in range(cfg.ws_viewers)]
             ed_context = await browser.new_context(viewport=VIEWPORT)
             ed_context.set_default_timeout(timeout_ms)
             ed_page = await ed_context.new_page()
@@ -867,7 +1044,7 @@ async def drive(url: str, report: Report, n_providers: int) -> None:
             editor_done, tours_running = asyncio.Event(), asyncio.Event()
             tours_running.set()
 
-            async def run_viewer(v: Viewer) -> None:
+            async def run_viewer(v: Viewer | WsViewer) -> None:
                 await asyncio.sleep((v.n - 1) * cfg.ramp_s)
                 done = 0
                 while done < cfg.rounds or (not editor_done.is_set() and done < cfg.max_rounds):
@@ -883,12 +1060,30 @@ async def drive(url: str, report: Report, n_providers: int) -> None:
                     editor_done.set()
 
             async def run_viewers() -> None:
-                await asyncio.gather(*(run_viewer(v) for v in viewers))
+                await asyncio.gather(*(run_viewer(v) for v in [*viewers, *ws_viewers]))
                 tours_running.clear()
 
-            await asyncio.gather(run_editor(), run_viewers())
+            async def kill_a_replica() -> None:
+                # Mid-load, and once half the browserless sessions have a scenario of their own to get back.
+                await asyncio.sleep(cfg.kill_replica_after_s)
+                while 2 * sum(v.utilisation is not None for v in ws_viewers) < len(ws_viewers):
+                    await asyncio.sleep(0.5)
+                await kill_busiest_replica(cluster, report, ws_viewers,
+                                           [ed_context, *(v.page.context for v in viewers)], url, started)
+
+            started = time.monotonic()
+            jobs = [run_editor(), run_viewers()]
+            if cfg.kill_replica_after_s and cluster is not None:
+                killer = asyncio.ensure_future(kill_a_replica())
+            await asyncio.gather(*jobs)
+            if cfg.kill_replica_after_s and cluster is not None:
+                if not killer.done():
+                    killer.cancel()
+                    report.errors.append(f"the replica kill at {cfg.kill_replica_after_s:.0f} s came after the tours ended")
+                elif killer.exception() is not None:
+                    report.errors.append(f"replica kill: {killer.exception()!r}"[:240])
             results = await asyncio.gather(*(v.sees_committed_prices(len(report.edits_planned), n_providers)
-                                             for v in viewers))
+                                             for v in [*viewers, *ws_viewers]))
             report.viewers_saw_prices = sum(results)
         finally:
             report.browser_cpu_s = _descendants_cpu_s(os.getpid(), tuple(report.server_pids or [report.server_pid]))
@@ -896,6 +1091,40 @@ async def drive(url: str, report: Report, n_providers: int) -> None:
                 await asyncio.wait_for(browser.close(), 30)
             except Exception:  # the browser is going away either way
                 pass
+
+
+async def kill_busiest_replica(cluster, report: Report, ws_viewers: list[WsViewer], browser_contexts: list,
+                               url: str, started: float) -> None:
+    """SIGKILL the replica that serves most browserless sessions among those serving no browser tab.
+
+    Not the editor's: its unsaved grid edits live in its browser session; the check is that no *saved* edit
+    is lost. Not a browser viewer's either: the tab itself comes back (bench/cluster_faults.py checks that),
+    but a click made while it shows "Connecting" lands on a disabled widget and the scripted tab would wait
+    for a result that never comes; the browserless sessions, which know when their socket dropped, are the
+    ones whose reconnection and scenario are checked here."""
+    from bench.cluster import ROUTE_COOKIE, replica_of
+
+    with_browser = set()
+    for context in browser_contexts:
+        route = next((c["value"] for c in await context.cookies() if c["name"] == ROUTE_COOKIE), None)
+        if route:
+            with_browser.add((await asyncio.to_thread(replica_of, url + "/", route))[0])
+    counts: dict[str, int] = defaultdict(int)
+    for v in ws_viewers:
+        if v.session.replica and v.session._ws is not None:
+            counts[v.session.replica] += 1
+    choices = [(n, addr) for addr, n in counts.items() if addr not in with_browser]
+    if not choices:
+        raise RuntimeError(f"no replica to kill: browserless sessions per replica {dict(counts)}, browser tabs on "
+                           f"{sorted(with_browser)}")
+    n, victim = max(choices)
+    index = cluster.replica_of_port(victim) - 1
+    cluster.kill_replica(index)
+    report.killed_replica, report.killed_sessions = index + 1, n
+    report.killed_at_s = time.monotonic() - started
+    if report.config.verbose:
+        print(f"killed replica {index + 1} ({victim}) serving {n} browserless sessions; browser tabs on "
+              f"{sorted(with_browser)}", flush=True)
 
 
 def verify_catalog(catalog: Path | str, report: Report) -> None:
@@ -1043,7 +1272,7 @@ def run_load_test(config: LoadConfig, *, workdir: Path | None = None) -> Report:
                      "--format", "raw", "--nonblocking", "--output", str(config.profile)],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
-                asyncio.run(asyncio.wait_for(drive(url, report, n_providers), budget))
+                asyncio.run(asyncio.wait_for(drive(url, report, n_providers, cluster), budget))
             except TimeoutError:
                 report.errors.append(f"deadline: the run did not finish within {config.deadline_s:.0f} s and was stopped")
             except Exception as exc:
@@ -1118,7 +1347,8 @@ def format_report(r: Report) -> str:
     n_pages = len(r.pages)
     where = (f"{cfg.cluster} replicas behind nginx on one PostgreSQL" if cfg.cluster
              else "one `streamlit run`")
-    out = [f"GPU Cloud Advisor load test: {cfg.viewers} viewers + 1 editor, one Chromium ({len(r.nav_pages)} pages in "
+    out = [f"GPU Cloud Advisor load test: {cfg.viewers} browser viewers + {cfg.ws_viewers} browserless viewers + "
+           f"1 editor, one Chromium ({len(r.nav_pages)} pages in "
            f"the sidebar), {where} on 127.0.0.1; {os.cpu_count()} cores, {platform.machine()}, "
            f"Python {platform.python_version()}",
            f"wall time {r.wall_s:.0f} s (deadline {cfg.deadline_s:.0f} s); {r.tours_done} tours of {n_pages} pages; "
@@ -1134,6 +1364,21 @@ def format_report(r: Report) -> str:
     all_loads = [x for v in r.loads.values() for x in v]
     all_acts = [x for v in r.interactions.values() for x in v]
     out.append(_row("all pages", all_loads) + "   " + _row("", all_acts, 0))
+    if cfg.ws_viewers:
+        out += ["", f"browserless sessions ({cfg.ws_viewers}, Streamlit's websocket protocol, bench/ws_viewer.py): "
+                "rerun_script sent -> script_finished received",
+                f"{'page':<13}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}   {'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
+        for name in [p for p in (r.nav_pages or list(PAGES)) if r.ws_loads.get(p) or r.ws_inputs.get(p)]:
+            acts = r.ws_inputs.get(name) or []
+            out.append(_row(name or "home", r.ws_loads.get(name) or []) + "   " + (_row("", acts, 0) if acts else ""))
+    if cfg.kill_replica_after_s:
+        kept = sum(r.ws_scenarios_kept)
+        out += ["", (f"fault: replica {r.killed_replica} killed (SIGKILL) {r.killed_at_s:.0f} s after the viewers "
+                     f"started, serving {r.killed_sessions} browserless sessions; reconnects {len(r.ws_reconnects)}, "
+                     f"drop -> first finished run on another replica p50 {_pct(r.ws_reconnects, 50):.1f} s, max "
+                     f"{max(r.ws_reconnects):.1f} s; own scenario (from ?s=) shown after {kept} of "
+                     f"{len(r.ws_scenarios_kept)} reconnects") if r.ws_reconnects and r.killed_replica else
+                f"fault: no replica was killed or no session reconnected (killed replica {r.killed_replica or '—'})"]
     out += ["", "server side, measured inside the server for every session while the viewers ran (bench/timed_server.py):",
             "websocket rerun_script received -> script_finished queued; 'idle' = one page run before the viewers came",
             f"{'':<13}{'':>9}   {'page load (page switch)':^32}   {'input -> result (widget change)':^32}",
@@ -1182,7 +1427,8 @@ def format_report(r: Report) -> str:
     out.append(f"edits: {cfg.edits} planned, {len(r.edits_acknowledged)} saved, {r.saves_during_tours} of them while "
                f"viewers toured; {r.edits_verified} verified in the catalog, {r.lost_edits} lost "
                f"(grid clicks or keys retried: {r.editor_retries})")
-    out.append(f"viewers seeing every committed price in their own session: {r.viewers_saw_prices} of {cfg.viewers}")
+    out.append(f"viewers seeing every committed price in their own session: {r.viewers_saw_prices} of "
+               f"{cfg.viewers + cfg.ws_viewers}")
     out.append(f"browser console errors (not counted): {r.console_errors}")
     out += [f"  console: {c}" for c in r.console_samples]
     out.append(f"errors: {len(r.errors)}")
@@ -1214,6 +1460,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--artifacts", type=Path, help="save a screenshot of every failed step in this folder")
     parser.add_argument("--cluster", type=int, default=0, metavar="N",
                         help="N replicas behind nginx on a throwaway PostgreSQL (bench/load_cluster.py); 0: one server")
+    parser.add_argument("--ws-viewers", type=int, default=0, metavar="N",
+                        help="N more viewer sessions without a browser, on Streamlit's websocket protocol")
+    parser.add_argument("--kill-replica-after-s", type=float, default=0.0, metavar="S",
+                        help="--cluster: SIGKILL the replica serving most browserless sessions S s after the start")
     parser.add_argument("--profile", type=Path, help="py-spy samples of the server while the viewers run (raw "
                         "format; summarise with bench/profile_summary.py)")
     args = parser.parse_args(argv)
@@ -1222,8 +1472,13 @@ def main(argv: list[str] | None = None) -> int:
                         step_timeout_s=args.step_timeout_s, verbose=args.verbose,
                         artifacts=args.artifacts, profile=args.profile,
                         browser_nice=args.browser_nice, hard_exit=True, probe=not args.no_probe, cluster=args.cluster,
+                        ws_viewers=args.ws_viewers, kill_replica_after_s=args.kill_replica_after_s,
                         pages=None if args.pages is None else tuple("" if p in ("home", "/") else p.strip("/")
                                                                     for p in args.pages))
+    if config.kill_replica_after_s and config.cluster < 2:
+        parser.error("--kill-replica-after-s needs --cluster 2 or more (a replica to kill and one to reconnect to)")
+    if config.kill_replica_after_s and not config.ws_viewers:
+        parser.error("--kill-replica-after-s needs --ws-viewers (the sessions whose reconnection is checked)")
     report = run_load_test(config)
     print(format_report(report), flush=True)
     return 0 if report.passed else 1
