@@ -1054,7 +1054,7 @@ async def drive(url: str, report: Report, n_providers: int, cluster=None) -> Non
 
             async def run_editor() -> None:
                 try:
-                    await asyncio.sleep(cfg.viewers * cfg.ramp_s / 2)  # saves start while viewers arrive
+                    await asyncio.sleep((cfg.viewers + cfg.ws_viewers) * cfg.ramp_s / 2)  # saves start while viewers arrive
                     await editor_session(ed_page, url, report, timeout_ms, cfg.edit_gap_s, tours_running)
                 finally:
                     editor_done.set()
