@@ -9,7 +9,7 @@ ADDRESS ?= 127.0.0.1
 LOCAL_EDITING ?=
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup run test test-fast e2e bench load data-report catalog chromium screenshots lint clean refresh postgresql nginx cluster cluster-stop cluster-check
+.PHONY: setup run test test-fast e2e bench load data-report catalog chromium screenshots lint clean refresh postgresql nginx nginx-for-tests cluster cluster-stop cluster-check
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ chromium:
 			"poppler-utils tesseract-ocr) for the browser tests"; exit 1; fi; \
 	fi
 
-test: setup chromium postgresql
+test: setup chromium postgresql nginx-for-tests
 	$(BIN)/python -m pytest -q
 
 test-fast: setup
@@ -93,6 +93,15 @@ nginx:
 	@if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx; \
 		else echo "Install Debian's nginx (sudo apt-get install nginx) for make cluster"; exit 1; fi; \
+	fi
+
+## The cluster fault test (tests/e2e/test_cluster_fault.py) puts nginx in front of two replicas. As root it is
+## installed when missing; otherwise that test is skipped and says so in the summary.
+nginx-for-tests:
+	@if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx; \
+		else echo "*** nginx is not installed and this is not root: the cluster fault test will be SKIPPED" \
+			"(sudo apt-get install nginx to run it)."; fi; \
 	fi
 
 ## Scaling out (README "Scaling out"; not part of make run): PostgreSQL + CLUSTER_REPLICAS Streamlit replicas +

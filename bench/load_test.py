@@ -1352,7 +1352,7 @@ def format_report(r: Report) -> str:
            f"the sidebar), {where} on 127.0.0.1; {os.cpu_count()} cores, {platform.machine()}, "
            f"Python {platform.python_version()}",
            f"wall time {r.wall_s:.0f} s (deadline {cfg.deadline_s:.0f} s); {r.tours_done} tours of {n_pages} pages; "
-           f"viewers arrived over {(cfg.viewers - 1) * cfg.ramp_s:.0f} s; Chromium at nice {cfg.browser_nice}", ""]
+           f"viewers arrived over {(cfg.viewers + cfg.ws_viewers - 1) * cfg.ramp_s:.0f} s; Chromium at nice {cfg.browser_nice}", ""]
     out.append(f"{'':<13}{'page load (click → title + chart)':^32}   {'change (input → updated result)':^32}")
     head = f"{'page':<13}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}   {'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
     out += [head, "-" * len(head)]
