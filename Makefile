@@ -9,7 +9,7 @@ ADDRESS ?= 127.0.0.1
 LOCAL_EDITING ?=
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup run test test-fast e2e bench load data-report catalog chromium screenshots lint clean refresh postgresql nginx nginx-for-tests cluster cluster-stop cluster-check
+.PHONY: setup run test test-fast e2e bench load load-cluster data-report catalog chromium screenshots lint clean refresh postgresql nginx nginx-for-tests cluster cluster-stop cluster-check
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,8 +53,13 @@ bench: setup
 ## Load test: 20 concurrent browser sessions + an editor saving prices (not part of make test); exits non-zero
 ## on any error or lost edit. LOAD_ARGS passes options, e.g. LOAD_ARGS="--profile load.raw" (py-spy samples).
 LOAD_ARGS ?=
-load: setup chromium
+load: setup chromium postgresql nginx-for-tests
 	$(BIN)/python bench/load_test.py $(LOAD_ARGS)
+
+## The scale-out proof (README "Scaling out"): 40 sessions (1 Chromium tab + 39 browserless websocket sessions) over
+## 3 replicas behind nginx on PostgreSQL while an editor saves 5 prices; one replica is SIGKILLed mid-load.
+load-cluster: setup chromium postgresql nginx
+	$(BIN)/python bench/load_test.py --cluster 3 --viewers 1 --ws-viewers 39 --max-rounds 4 --kill-replica-after-s 60 $(LOAD_ARGS)
 
 ## What a data editor should refresh next (opens the catalog read-only: stop the app first).
 data-report: catalog

@@ -2,6 +2,15 @@
 
 Usage: python bench/load_test.py [--viewers 20] [--edits 5] [--deadline-s 1200] [--rounds 1] [--max-rounds 1]
        [--pages home providers ...] [--artifacts DIR] [--profile FILE] [-v]
+       [--cluster N [--ws-viewers M] [--kill-replica-after-s S]]
+
+``--ws-viewers M`` adds M viewer sessions without a browser (bench/ws_viewer.py: Streamlit's own websocket
+protocol, the same tour, inputs and final check, results read from the script runs' messages): one Chromium tab
+per session costs more CPU than the server's work for it, so 40 tabs on 2 cores measure the browser, not the
+app. ``--cluster N`` runs N replicas behind nginx on PostgreSQL (bench/load_cluster.py); with
+``--kill-replica-after-s S`` the replica serving most browserless sessions (and no browser tab) is SIGKILLed
+S seconds after the viewers start, once half of those sessions have changed their scenario; each of its
+sessions must reconnect through nginx to another replica and show its own scenario again (its ``?s=``).
 
 Bounded in count and time: it stops by itself at the deadline, whatever happens.
 
@@ -53,6 +62,7 @@ import json
 import math
 import os
 import platform
+import random
 import re
 import subprocess
 import sys
@@ -159,6 +169,10 @@ class LoadConfig:
     cluster: int = 0
     #: Viewer sessions without a browser (bench/ws_viewer.py), in addition to the ``viewers`` Chromium tabs.
     ws_viewers: int = 0
+    #: Mean pause of a browserless viewer before each click (uniform, 0.5-1.5 times this): a participant reads
+    #: the result first. A browser tab pauses by itself while it draws; a protocol client without a pause
+    #: clicks as fast as the server answers, which no room of people does.
+    think_s: float = 3.0
     #: --cluster: SIGKILL one replica this long after the viewers start, or later, once half the browserless
     #: sessions have changed their scenario (the replica serving most of them, not the editor's); its sessions
     #: must reconnect to another with their scenario. 0: no kill.
@@ -702,6 +716,7 @@ class WsViewer:
 
         self.n, self.report = n, report
         self.session = ProtocolViewer(url, timeout_s)
+        self._random = random.Random(n)  # think times: the same sequence on every run
         #: The TCO utilisation (fraction) this session last saw applied: part of its scenario, so of its ``?s=``.
         self.utilisation: float | None = None
 
@@ -742,7 +757,14 @@ class WsViewer:
             raise RuntimeError(f"after the reconnect TCO shows {shown!r}, not this session's "
                                f"{round(100 * want)}% utilisation")
 
+    async def think(self) -> None:
+        """A user reads a result before the next click: uniform between half and 1.5 times ``think_s``."""
+        mean = self.report.config.think_s
+        if mean > 0:
+            await asyncio.sleep(mean * self._random.uniform(0.5, 1.5))
+
     async def open(self, name: str) -> None:
+        await self.think()
         result = await self._step(lambda: self.session.goto(name))
         self.report.ws_loads[name].append(result.seconds)
 
@@ -751,6 +773,8 @@ class WsViewer:
 
         s = self.session
         last = s.last
+        if name in ("providers", "tco", "workload", "scoring"):
+            await self.think()
         if name == "providers":
             before = _offer_count(last)
             after = await self._step(lambda: s.set("prov_eu", not widget_value(s.last.widget("prov_eu"))))
@@ -1365,8 +1389,8 @@ def format_report(r: Report) -> str:
     all_acts = [x for v in r.interactions.values() for x in v]
     out.append(_row("all pages", all_loads) + "   " + _row("", all_acts, 0))
     if cfg.ws_viewers:
-        out += ["", f"browserless sessions ({cfg.ws_viewers}, Streamlit's websocket protocol, bench/ws_viewer.py): "
-                "rerun_script sent -> script_finished received",
+        out += ["", f"browserless sessions ({cfg.ws_viewers}, Streamlit's websocket protocol, bench/ws_viewer.py; "
+                f"{cfg.think_s:g} s mean pause before each click): rerun_script sent -> script_finished received",
                 f"{'page':<13}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}   {'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
         for name in [p for p in (r.nav_pages or list(PAGES)) if r.ws_loads.get(p) or r.ws_inputs.get(p)]:
             acts = r.ws_inputs.get(name) or []
@@ -1462,6 +1486,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="N replicas behind nginx on a throwaway PostgreSQL (bench/load_cluster.py); 0: one server")
     parser.add_argument("--ws-viewers", type=int, default=0, metavar="N",
                         help="N more viewer sessions without a browser, on Streamlit's websocket protocol")
+    parser.add_argument("--think-s", type=float, default=d.think_s, metavar="S",
+                        help="mean pause of a browserless viewer before each click (uniform 0.5-1.5 S; 0: none)")
     parser.add_argument("--kill-replica-after-s", type=float, default=0.0, metavar="S",
                         help="--cluster: SIGKILL the replica serving most browserless sessions S s after the start")
     parser.add_argument("--profile", type=Path, help="py-spy samples of the server while the viewers run (raw "
@@ -1473,6 +1499,7 @@ def main(argv: list[str] | None = None) -> int:
                         artifacts=args.artifacts, profile=args.profile,
                         browser_nice=args.browser_nice, hard_exit=True, probe=not args.no_probe, cluster=args.cluster,
                         ws_viewers=args.ws_viewers, kill_replica_after_s=args.kill_replica_after_s,
+                        think_s=args.think_s,
                         pages=None if args.pages is None else tuple("" if p in ("home", "/") else p.strip("/")
                                                                     for p in args.pages))
     if config.kill_replica_after_s and config.cluster < 2:

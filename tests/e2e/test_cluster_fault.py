@@ -42,7 +42,7 @@ def test_a_replica_killed_mid_load_loses_no_edit_and_its_sessions_return_with_th
         pytest.skip(reason)
     config = LoadConfig(viewers=0, ws_viewers=8, edits=2, cluster=2, kill_replica_after_s=1.0, rounds=1,
                         max_rounds=4, pages=("", "providers", "tco", "workload"), probe=False, deadline_s=420,
-                        step_timeout_s=90, ramp_s=0.3, edit_gap_s=1.0, artifacts=tmp_path / "screenshots")
+                        step_timeout_s=90, ramp_s=0.3, think_s=0.5, edit_gap_s=1.0, artifacts=tmp_path / "screenshots")
     with ThreadPoolExecutor(1) as pool:  # the load test runs its own asyncio loop
         report = pool.submit(run_load_test, config).result(timeout=config.deadline_s + 150)
     table = format_report(report)

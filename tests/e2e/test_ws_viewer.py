@@ -59,7 +59,7 @@ def test_the_scenario_a_session_changed_comes_back_from_its_address_and_only_fro
     default = round(100 * ClientBrief().utilisation_fraction)
 
     async def scenario() -> tuple[int, float, int, int]:
-        report = Report(LoadConfig(viewers=0, ws_viewers=1))
+        report = Report(LoadConfig(viewers=0, ws_viewers=1, think_s=0))
         viewer = WsViewer(1, url, report, 120)
         await viewer.session.open("")
         await viewer.open("tco")
@@ -99,7 +99,7 @@ def test_when_its_server_dies_a_session_reconnects_with_its_scenario_and_goes_on
         await viewer.session.close()
         return viewer
 
-    report = Report(LoadConfig(viewers=0, ws_viewers=1))
+    report = Report(LoadConfig(viewers=0, ws_viewers=1, think_s=0))
     viewer = _run(scenario(report))
     assert report.errors == []
     assert len(report.ws_reconnects) == 1 and report.ws_scenarios_kept == [True]
