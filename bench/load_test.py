@@ -1399,8 +1399,8 @@ def format_report(r: Report) -> str:
         kept = sum(r.ws_scenarios_kept)
         out += ["", (f"fault: replica {r.killed_replica} killed (SIGKILL) {r.killed_at_s:.0f} s after the viewers "
                      f"started, serving {r.killed_sessions} browserless sessions; reconnects {len(r.ws_reconnects)}, "
-                     f"drop -> first finished run on another replica p50 {_pct(r.ws_reconnects, 50):.1f} s, max "
-                     f"{max(r.ws_reconnects):.1f} s; own scenario (from ?s=) shown after {kept} of "
+                     f"socket found closed -> first finished run on another replica min {min(r.ws_reconnects):.1f} s, "
+                     f"p50 {_pct(r.ws_reconnects, 50):.1f} s, max {max(r.ws_reconnects):.1f} s; own scenario (from ?s=) shown after {kept} of "
                      f"{len(r.ws_scenarios_kept)} reconnects") if r.ws_reconnects and r.killed_replica else
                 f"fault: no replica was killed or no session reconnected (killed replica {r.killed_replica or '—'})"]
     out += ["", "server side, measured inside the server for every session while the viewers ran (bench/timed_server.py):",
