@@ -25,10 +25,15 @@ brief.init_provider_filters(get_scenario().brief)
 brief.draw_banner("providers", brief.provider_differences(get_scenario().brief))
 filters = filter_widgets(store.filter_options(), display)
 result = offers(filters, display.usd_per_eur)
+PICKS = "_prov_compare_picks"  # the comparison's picks, kept while another tab is open (its widget is not drawn)
 
-tab_offers, tab_compare, tab_law, tab_specs = st.tabs(
-    ["Offers", "Compare offers", "Legal seat & certifications", "GPU specs"])
-with tab_offers:
+
+def _keep_picks() -> None:
+    st.session_state[PICKS] = list(st.session_state.get("prov_compare") or [])
+
+
+def _offers() -> None:
+    """The filtered offers: headline, table, downloads, price landscape."""
     if result.empty:
         st.info("**No offer matches these filters.** Remove a filter, or allow 'not stated' values: many sources "
                 "do not document the inter-node fabric or the data-centre country.", icon=":material/filter_alt_off:")
@@ -50,10 +55,14 @@ with tab_offers:
                                key="prov_dl_xlsx")
         st.plotly_chart(charts.price_landscape(result, display), width="stretch", key="prov_landscape")
 
-with tab_compare:
+
+def _compare() -> None:
+    """Two to four offers side by side."""
     choices = comparison_options(result)
+    kept = [offer for offer in st.session_state.get(PICKS, []) if offer in choices]
     picked = st.multiselect("Pick 2 to 4 offers", list(choices), format_func=choices.get, max_selections=4,
-                            default=list(choices)[:2] if len(choices) >= 2 else None, key="prov_compare")
+                            default=kept or (list(choices)[:2] if len(choices) >= 2 else None), key="prov_compare",
+                            on_change=_keep_picks)
     if len(picked) < 2:
         st.info("Pick at least two offers to compare them side by side.")
     else:
@@ -64,7 +73,9 @@ with tab_compare:
         st.plotly_chart(charts.capability_comparison(chosen), width="stretch", key="prov_cmp_caps")
         st.dataframe(comparison_frame(shown), width="stretch", key="prov_cmp_table")
 
-with tab_law:
+
+def _law() -> None:
+    """Legal seat, contracting entity and certifications of every provider."""
     providers = table("providers")
     facts = provider_facts()
     n = len(providers)
@@ -80,9 +91,21 @@ with tab_law:
                  placeholder="not stated")
     st.plotly_chart(charts.certification_matrix(providers), width="stretch", key="prov_cert_matrix")
 
-with tab_specs:
+
+def _specs() -> None:
+    """The GPU datasheet table and its chart."""
     specs = table("gpu_specs")
     frame, config = spec_table(specs)
     st.dataframe(frame, column_config=config, hide_index=True, width="stretch", key="prov_specs",
                  placeholder="not stated")
     st.plotly_chart(charts.spec_scatter(specs), width="stretch", key="prov_spec_scatter")
+
+
+# Only the open tab runs (on_change="rerun"): a filter change redraws the offers, not the other tabs' tables
+# and charts (bench/bench_pages.py measures the rerun after a filter change).
+tabs = st.tabs(["Offers", "Compare offers", "Legal seat & certifications", "GPU specs"], key="prov_tab",
+               on_change="rerun")
+for tab, draw in zip(tabs, (_offers, _compare, _law, _specs), strict=True):
+    if tab.open:
+        with tab:
+            draw()

@@ -178,6 +178,8 @@ def test_providers_flags_price_outliers_and_never_shows_none_or_nan(catalog_path
     assert (frame.loc[~frame.index.isin(flagged.index), "price_outlier_reason"] == "—").all()
     assert any(f"{len(flagged)} with a flagged price outlier" in m.value for m in at.markdown)
     # the comparison shows text: a value no source states reads "not stated", never None / nan / <NA>
+    at.session_state["prov_tab"] = "Compare offers"
+    at.run()
     compare = next(d.value for d in at.dataframe if "Provider" not in d.value.columns and d.value.shape[1] == 2)
     cells = {str(v) for v in compare.to_numpy().ravel()}
     assert not cells & {"None", "nan", "<NA>", "NaN", "NaT"}
@@ -197,3 +199,33 @@ def test_home_coverage_chart_names_fields_in_words_not_column_names():
     names = list(coverage(cov).data[0].y)
     assert names == ["Bandwidth between nodes", "Data-centre country", "Committed (reserved) price",
                      "Link inside the node"]
+
+
+def test_providers_runs_only_the_open_tab_and_keeps_the_comparison_picks_while_another_is_open(catalog_path):
+    """A filter change redraws the offers, not the other tabs' tables and charts (lazy tabs); the comparison's
+    picks are still there after a visit to another tab."""
+    def charts(at) -> set[str]:
+        return {c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")}
+
+    at = run_page("app_pages/providers.py")
+    assert charts(at) == {"prov_landscape"}  # the offers tab only: no comparison, certification or spec chart
+    at.toggle(key="prov_eu").set_value(False).run()  # a filter change: still only the offers tab runs
+    assert charts(at) == {"prov_landscape"}
+    at.session_state["prov_tab"] = "Legal seat & certifications"
+    at.run()
+    assert charts(at) == {"prov_cert_matrix"}
+    assert any("a source names the contracting entity" in m.value for m in at.markdown)
+    at.session_state["prov_tab"] = "Compare offers"
+    at.run()
+    assert charts(at) == {"prov_cmp_price", "prov_cmp_caps"}
+    default = at.multiselect(key="prov_compare").value
+    assert len(default) == 2
+    mine = [default[1]]  # not the default: one offer ("pick at least two" then asks for another)
+    at.multiselect(key="prov_compare").set_value(mine).run()
+    assert at.multiselect(key="prov_compare").value == mine
+    at.session_state["prov_tab"] = "GPU specs"
+    at.run()
+    assert charts(at) == {"prov_spec_scatter"}
+    at.session_state["prov_tab"] = "Compare offers"
+    at.run()
+    assert at.multiselect(key="prov_compare").value == mine  # not back to the default two

@@ -180,6 +180,13 @@ def tour(at: AppTest, out: Shown) -> None:
     for page in PAGES[1:]:
         at.switch_page(page).run()
         out.add_tree(at, page.split("/")[-1][:-3])
+        if page == "app_pages/providers.py":  # only the open tab runs: open each of the others too
+            for label in ("Compare offers", "Legal seat & certifications", "GPU specs"):
+                at.session_state["prov_tab"] = label
+                at.run()
+                out.add_tree(at, f"providers {label}")
+            at.session_state["prov_tab"] = "Offers"
+            at.run()
     at.switch_page("app_pages/workshop.py").run()
     at.button(key="ws_build_xlsx").click().run()
     out.add_tree(at, "workshop workbook")
