@@ -115,6 +115,8 @@ def test_the_filtered_offers_download_as_csv(catalog_path):
 
 def test_sovereignty_tab_shows_each_sourced_fact_and_marks_the_rest_not_found(catalog_path):
     at = run_page("app_pages/providers.py")
+    at.session_state["prov_tab"] = "Legal seat & certifications"
+    at.run()
     assert not at.exception
     seed = load_seed()
     frame = next(df.value for df in at.dataframe if "legal_seat_address" in df.value.columns)
