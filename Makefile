@@ -59,7 +59,7 @@ load: setup chromium postgresql nginx-for-tests
 ## The scale-out proof (README "Scaling out"): 40 sessions (1 Chromium tab + 39 browserless websocket sessions) over
 ## 3 replicas behind nginx on PostgreSQL while an editor saves 5 prices; one replica is SIGKILLed mid-load.
 load-cluster: setup chromium postgresql nginx
-	$(BIN)/python bench/load_test.py --cluster 3 --viewers 1 --ws-viewers 39 --max-rounds 4 --kill-replica-after-s 60 $(LOAD_ARGS)
+	$(BIN)/python bench/load_test.py --cluster 3 --viewers 1 --ws-viewers 39 --max-rounds 3 --kill-replica-after-s 60 $(LOAD_ARGS)
 
 ## What a data editor should refresh next (opens the catalog read-only: stop the app first).
 data-report: catalog

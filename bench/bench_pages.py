@@ -55,7 +55,9 @@ INPUTS = [
               lambda k: 16 + k),
     PageInput("app_pages/placement.py", "number_input", "_pl_other_discount_pct", "discount, then 'Update the plan'",
               lambda k: 1 + k, submit="_pl_submit"),
-    PageInput("app_pages/workshop.py", "text_input", "ws_name", "scenario name", lambda k: f"Scenario {k}"),
+    # ws_name (save under a name) needs an open workspace since #15: the report header's name needs none.
+    PageInput("app_pages/workshop.py", "text_input", "ws_x_name", "scenario name (report header)",
+              lambda k: f"Scenario {k}"),
     PageInput("app_pages/editor.py", "number_input", "_usd_per_eur",
               "exchange rate (the rest of the page is the editable grid)", lambda k: round(1.0411 + 0.0013 * k, 4)),
 ]
