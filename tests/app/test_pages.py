@@ -222,6 +222,11 @@ def test_providers_runs_only_the_open_tab_and_keeps_the_comparison_picks_while_a
     assert charts(at) == {"prov_cmp_price", "prov_cmp_caps"}
     default = at.multiselect(key="prov_compare").value
     assert len(default) == 2
+    # The suggested pair has current, non-outlying prices where the filters leave two such offers.
+    labels = [o for o in at.multiselect(key="prov_compare").options]
+    shown = at.multiselect(key="prov_compare").values
+    assert any("stale" not in o and "outlier" not in o for o in labels)
+    assert all("stale" not in o and "outlier" not in o for o in shown), shown
     mine = [default[1]]  # not the default: one offer ("pick at least two" then asks for another)
     at.multiselect(key="prov_compare").set_value(mine).run()
     assert at.multiselect(key="prov_compare").value == mine
