@@ -13,6 +13,7 @@ from ui.providers_view import (
     offer_table,
     sovereignty_table,
     spec_table,
+    suggested_comparison,
 )
 from ui.scenario import get_scenario
 
@@ -60,13 +61,8 @@ def _compare() -> None:
     """Two to four offers side by side."""
     choices = comparison_options(result)
     kept = [offer for offer in st.session_state.get(PICKS, []) if offer in choices]
-    # Suggested first: offers whose price is current and not a flagged outlier (a stale or outlying price is
-    # still pickable, it is just not what the page puts in front of a client unasked).
-    sound = set(result.loc[~result["is_stale"].astype(bool) & ~result["price_outlier"].astype(bool), "offer_id"])
-    suggested = [o for o in choices if o in sound] + [o for o in choices if o not in sound]
     picked = st.multiselect("Pick 2 to 4 offers", list(choices), format_func=choices.get, max_selections=4,
-                            default=kept or (suggested[:2] if len(choices) >= 2 else None), key="prov_compare",
-                            on_change=_keep_picks)
+                            default=kept or suggested_comparison(result), key="prov_compare", on_change=_keep_picks)
     if len(picked) < 2:
         st.info("Pick at least two offers to compare them side by side.")
     else:

@@ -132,6 +132,16 @@ def comparison_options(df: pd.DataFrame) -> dict[str, str]:
     return dict(zip(df["offer_id"], offer_scope.picker_labels(df), strict=True))
 
 
+def suggested_comparison(df: pd.DataFrame) -> list[str] | None:
+    """The two offers the comparison starts with: the first whose price is current and not a flagged outlier,
+    then the others in the table's order (a stale or outlying price stays pickable; it is just not what the
+    page puts in front of a client unasked). None when fewer than two offers are shown."""
+    if len(df) < 2:
+        return None
+    sound = ~df["is_stale"].astype(bool) & ~df["price_outlier"].astype(bool)
+    return [*df.loc[sound, "offer_id"], *df.loc[~sound, "offer_id"]][:2]
+
+
 def comparison_frame(shown: pd.DataFrame) -> pd.DataFrame:
     """The compared offers as text, one column per offer; a value no source states reads 'not stated'."""
     text = shown.drop(columns=["source_url"]).astype("object")

@@ -236,3 +236,17 @@ def test_providers_runs_only_the_open_tab_and_keeps_the_comparison_picks_while_a
     at.session_state["prov_tab"] = "Compare offers"
     at.run()
     assert at.multiselect(key="prov_compare").value == mine  # not back to the default two
+
+
+def test_the_suggested_comparison_prefers_current_unflagged_prices_and_falls_back_in_table_order():
+    import pandas as pd
+
+    from ui.providers_view import suggested_comparison
+
+    frame = pd.DataFrame({"offer_id": ["stale", "outlier", "sound1", "both", "sound2"],
+                          "is_stale": [True, False, False, True, False],
+                          "price_outlier": [False, True, False, True, False]})
+    assert suggested_comparison(frame) == ["sound1", "sound2"]
+    assert suggested_comparison(frame.iloc[:3]) == ["sound1", "stale"]  # one sound offer, then table order
+    assert suggested_comparison(frame.iloc[:2]) == ["stale", "outlier"]  # none sound: the first two
+    assert suggested_comparison(frame.iloc[:1]) is None
