@@ -109,6 +109,10 @@ NAV = '[data-testid="stSidebarNav"]'
 #: until the new one arrives: a result is read from the live ones only).
 LIVE = '[data-testid="stElementContainer"][data-stale="false"]'
 OFFER_COUNT = re.compile(r"^(\d+) offers from (\d+) providers")
+#: The headlines the inputs change on TCO, Workload and Scoring (read by both kinds of viewer).
+TCO_HEADLINE = re.compile(r"^Over \d+ (years|months) at \d+% utilisation, ")
+WORKLOAD_VERDICT = re.compile(r"^Cheapest:.+ per job")
+SCORING_VERDICT = re.compile(r"^#1 .+ wins with a weighted-sum score")
 #: The max-price filter of the final check (EUR per GPU-hour): above every saved test price, below every seed
 #: price (checked against the catalog before the run starts).
 FILTER_EUR = 0.3
@@ -534,15 +538,20 @@ def column_offset(column: str) -> int:
 
 # -- one viewer ------------------------------------------------------------------------------------------------
 
+def _record_error(report: Report, who_where: str, exc: BaseException) -> None:
+    """A failed step: counted with the first line of its message (printed whole with --verbose)."""
+    first = (str(exc).strip().splitlines() or [""])[0][:160]
+    report.errors.append(f"{who_where}: {type(exc).__name__}: {first}")
+    if report.config.verbose:
+        print(f"{who_where}: {exc}", flush=True)
+
+
 class Viewer:
     def __init__(self, n: int, page, url: str, report: Report, timeout_ms: float):
         self.n, self.page, self.url, self.report, self.timeout = n, page, url, report, timeout_ms
 
     def err(self, where: str, exc: BaseException) -> None:
-        first = (str(exc).strip().splitlines() or [""])[0][:160]
-        self.report.errors.append(f"viewer {self.n} {where}: {type(exc).__name__}: {first}")
-        if self.report.config.verbose:
-            print(f"viewer {self.n} {where}: {exc}", flush=True)
+        _record_error(self.report, f"viewer {self.n} {where}", exc)
 
     async def visible(self, locator) -> None:
         from playwright.async_api import expect
@@ -607,7 +616,7 @@ class Viewer:
             t0 = time.perf_counter()
             await expect(headline).not_to_have_text(re.compile(rf"^{before} offers"), timeout=timeout)
         elif name == "tco":
-            headline = page.locator(LIVE).filter(has_text=re.compile(r"^Over \d+ (years|months) at \d+% utilisation, ")).first
+            headline = page.locator(LIVE).filter(has_text=TCO_HEADLINE).first
             await self.visible(headline)
             pct = int(re.search(r" at (\d+)% utilisation", await headline.inner_text()).group(1))
             target, key = (pct - 5, "ArrowLeft") if pct > 20 else (pct + 5, "ArrowRight")
@@ -620,7 +629,7 @@ class Viewer:
                 has_text=re.compile(rf"^Over \d+ (years|months) at {target}% utilisation, ")).first)
             await self.visible(page.locator(f"{LIVE}.st-key-tco_break_even_chart").filter(has_text=f"you: {target}%").first)
         elif name == "workload":
-            verdict = page.locator(LIVE).filter(has_text=re.compile(r"^Cheapest:.+ per job")).first
+            verdict = page.locator(LIVE).filter(has_text=WORKLOAD_VERDICT).first
             await self.visible(verdict)
             before = await verdict.inner_text()
             gpus = page.locator(".st-key-_wl_t_gpus input")
@@ -630,7 +639,7 @@ class Viewer:
             t0 = time.perf_counter()
             await expect(verdict).not_to_have_text(before, timeout=timeout)
         elif name == "scoring":
-            verdict = page.locator(LIVE).filter(has_text=re.compile(r"^#1 .+ wins with a weighted-sum score")).first
+            verdict = page.locator(LIVE).filter(has_text=SCORING_VERDICT).first
             chart = page.locator(f"{LIVE}.st-key-sc_contributions").first
             await self.visible(verdict)
             before, chart_before = await verdict.inner_text(), await chart.inner_text()
@@ -725,8 +734,7 @@ class WsViewer:
         self.utilisation: float | None = None
 
     def err(self, where: str, exc: BaseException) -> None:
-        first = (str(exc).strip().splitlines() or [""])[0][:160]
-        self.report.errors.append(f"ws viewer {self.n} {where}: {type(exc).__name__}: {first}")
+        _record_error(self.report, f"ws viewer {self.n} {where}", exc)
 
     async def _step(self, make):
         """Run ``make()`` (a coroutine factory); if the socket dropped, reconnect, check the scenario, retry once."""
@@ -861,11 +869,6 @@ class WsViewer:
             return False
         finally:
             await s.close()
-
-
-TCO_HEADLINE = re.compile(r"^Over \d+ (years|months) at \d+% utilisation, ")
-WORKLOAD_VERDICT = re.compile(r"^Cheapest:.+ per job")
-SCORING_VERDICT = re.compile(r"^#1 .+ wins with a weighted-sum score")
 
 
 def _offer_count(result) -> int:

@@ -35,7 +35,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-ROUTE_COOKIE = "gpuadv_route"  # bench/cluster.py's nginx route cookie
+from bench.cluster import ROUTE_COOKIE  # nginx's sticky route cookie
 
 
 class SessionDropped(ConnectionError):
