@@ -456,6 +456,7 @@ def _offer_arrays_from_columns(
         gpus_per_node=num("gpn"),
         intra_node_kind=intra_kind,
         intra_bandwidth_gb_per_s=network.intra_node_busbw_gb_per_s(intra_kind, num("nvlink"), use_nvls),
+        intra_nvls_bandwidth_gb_per_s=network.nvls_busbw_gb_per_s(intra_kind, num("nvlink")),
         inter_node_kind=inter_kind,
         inter_bandwidth_gbit_per_s_per_gpu=num("inter_bw"),
         grid_intensity_g_per_kwh=grid,

@@ -268,6 +268,30 @@ def intra_node_busbw_gb_per_s(
     )
 
 
+#: NVLink bandwidth per GPU (bidirectional) from which a node's NVSwitch supports NVLink SHARP [GB/s]: NVLS needs
+#: third-generation NVSwitch with NVLink 4 (Hopper, 900 GB/s) or later (NCCL 2.17 release notes: "NVLink SHARP ...
+#: on NVSwitch systems (H100)"; NVIDIA/nccl-tests#212).
+NVLS_MIN_NVLINK_GB_PER_S = 900.0
+
+
+def nvls_busbw_gb_per_s(intra_node_kind: npt.ArrayLike, nvlink_gb_per_s_bidirectional: npt.ArrayLike) -> np.ndarray:
+    """All-reduce bus bandwidth with NVLink SHARP where the node supports it, NaN elsewhere [GB/s].
+
+    NCCL enables NVLS by default on supported systems (``NCCL_NVLS_ENABLE``, default 1 where supported, NCCL
+    environment documentation), so an all-reduce inside an H100/H200/B200 NVSwitch node runs at ~480 GB/s instead
+    of the ring's 370 (NVIDIA/nccl-tests#212, calibration C3).
+
+    Examples
+    --------
+    >>> nvls_busbw_gb_per_s([1, 1, 2, 3], [900.0, 600.0, np.nan, 900.0]).round(1).tolist()
+    [480.0, nan, nan, nan]
+    """
+    kind = np.asarray(intra_node_kind)
+    nvlink = np.asarray(nvlink_gb_per_s_bidirectional, dtype=float)
+    ok = (kind == IntraNodeKind.NVLINK_NVSWITCH) & (nvlink >= NVLS_MIN_NVLINK_GB_PER_S)
+    return np.where(ok, nvlink_busbw_gb_per_s(nvlink, use_nvls=True), np.nan)
+
+
 def effective_intra_busbw_gb_per_s(
     intra_node_kind: npt.ArrayLike,
     intra_busbw_gb_per_s: npt.ArrayLike,

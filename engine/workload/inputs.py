@@ -16,6 +16,43 @@ from engine import network, power
 from engine.assumptions import Assumption, assumed, assumptions_of
 from engine.parallelism import RecomputeMode
 from engine.workload.data import MODEL_PRESETS, estimated_shape
+from engine.workload.stacks import TrainingStack
+
+JobKind = Literal["pretraining", "full_finetune", "lora", "qlora"]
+JOB_KINDS: tuple[str, ...] = ("pretraining", "full_finetune", "lora", "qlora")
+#: Bytes per frozen base weight: BF16 for LoRA; NF4 with double quantisation for QLoRA, 4.127 bits per parameter
+#: (Dettmers et al., arXiv:2305.14314 s3: "reduces the memory footprint from 4.5 to 4.127 bits per parameter" with
+#: the 0.127-bit quantisation constants).
+BASE_WEIGHT_BYTES = {"lora": 2.0, "qlora": 4.127 / 8.0}
+#: Sequences per step of a fine-tuning job when the user gives no batch: NeMo 24.07's SFT and LoRA recipes (global
+#: batch 32, packed sequences; NVIDIA/NeMo docs/source/performance/performance_summary.md at commit
+#: 8e3d65dcfe3504689bfc5b6e67d502780aacad41).
+FINETUNE_BATCH_SEQUENCES = 32
+
+
+def default_global_batch_tokens(kind: str, n_params: float, training_tokens: float, seq: int, n_gpus: int) -> float:
+    """Global batch of a job whose user gives none [tokens], rounded to whole sequences.
+
+    * pre-training: the compute-optimal batch of DeepSeek LLM's scaling law ``B = 0.2920 C^0.3271`` with
+      ``C = 6 N D`` FLOPs (DeepSeek-AI, arXiv:2401.02954 s3.1, fitted on their runs; it gives the 9.4M / 18.9M
+      tokens their 7B / 67B models used);
+    * fine-tuning (full, LoRA, QLoRA): 32 sequences (NeMo 24.07 SFT and LoRA recipes);
+
+    and never fewer than ``n_gpus / 64`` sequences, so a layout with TP 8 x PP 8 still gives every data-parallel
+    replica a micro-batch.
+
+    Examples
+    --------
+    >>> round(default_global_batch_tokens("pretraining", 70e9, 2e12, 4096, 1024) / 1e6, 1)  # 70B on 2T tokens
+    19.5
+    >>> default_global_batch_tokens("lora", 70e9, 20e9, 4096, 8)  # 32 x 4096
+    131072.0
+    """
+    if kind == "pretraining":
+        sequences = max(1.0, round(0.2920 * (6.0 * n_params * training_tokens) ** 0.3271 / seq))
+    else:
+        sequences = float(FINETUNE_BATCH_SEQUENCES)
+    return float(max(sequences, math.ceil(n_gpus / 64))) * seq
 
 MissingFabricPolicy = Literal["exclude", "assume_default"]
 MISSING_FABRIC_POLICIES: tuple[str, ...] = ("exclude", "assume_default")
@@ -30,9 +67,9 @@ class TrainingJob(BaseModel):
 
     Examples
     --------
-    >>> job = TrainingJob.from_preset("llama-2-7b", n_gpus=256)
+    >>> job = TrainingJob.from_preset("llama-2-7b", n_gpus=256)  # batch from the DeepSeek rule: 2,247 x 4096 tokens
     >>> job.training_tokens, job.global_batch_tokens, job.global_batch_sequences
-    (2000000000000.0, 4000000.0, 976.5625)
+    (2000000000000.0, 9203712.0, 2247.0)
     >>> TrainingJob.from_preset("llama-2-70b", n_gpus=64, tensor_parallel_degree=8, pipeline_parallel_degree=4,
     ...                         data_parallel_degree=2).data_parallel_degree
     2
@@ -51,9 +88,15 @@ class TrainingJob(BaseModel):
     training_tokens: float = Field(gt=0, le=1e16, description="tokens D [-]")
     n_gpus: int = Field(ge=1, le=1_000_000, description="GPUs used [-]")
     global_batch_tokens: float = Field(
-        default=4e6, gt=0, le=1e9,
-        description="tokens per optimizer step [-]; default 4M = Llama 2 (arXiv 2307.09288, T1)",
+        default=None, gt=0, le=1e9, validate_default=False,  # type: ignore[arg-type]
+        description="tokens per optimizer step [-]; None = the default rule (default_global_batch_tokens)",
     )
+    is_global_batch_default: bool = Field(default=False, description="the batch came from the default rule")
+    job_kind: JobKind = Field(
+        default="pretraining", description="pre-training, full fine-tuning, or LoRA / QLoRA adapters on a frozen base")
+    lora_rank: int = Field(default=16, ge=1, le=4096,
+                           description="LoRA rank r (adapters on every linear layer); MLPerf Llama 2 70B LoRA uses 16")
+    software_stack: TrainingStack = Field(default="generic", description="training software (utilisation, layouts)")
     sequence_length_tokens: int = Field(
         default=4096, ge=1, le=10_000_000, description="training sequence length [-]; default 4096 = Llama 2")
     micro_batch_sequences: int = Field(default=1, ge=1, le=4096, description="sequences per micro-batch [-]")
@@ -68,8 +111,9 @@ class TrainingJob(BaseModel):
     context_parallel_degree: int = Field(default=1, ge=1, le=1024, description="CP group (sequence split) [-]")
     data_parallel_degree: int | None = Field(default=None, ge=1, le=1_000_000,
                                              description="None = n_gpus / (TP x CP x PP)")
-    virtual_pipeline_stages: int = Field(
-        default=1, ge=1, le=128, description="interleaved 1F1B chunks per GPU v (Narayanan et al. s2.2.2); 1 = plain")
+    virtual_pipeline_stages: int | None = Field(
+        default=None, ge=1, le=128,
+        description="interleaved 1F1B chunks per GPU v (Narayanan et al. s2.2.2); 1 = plain; None = searched")
     recompute: RecomputeMode = Field(
         default="auto", description="activation recomputation: auto = selective if it fits, else full")
     is_tp_comm_overlapped: bool = Field(default=False, description="TP collectives overlapped with GEMMs (--tp-comm-overlap)")
@@ -89,6 +133,24 @@ class TrainingJob(BaseModel):
         description="GPUs paid and powered for the job (>= n_gpus; the rest idle, e.g. hot spares); None = n_gpus")
     checkpoint_interval_s: float | None = Field(
         default=None, gt=0, le=1e7, description="seconds of work between checkpoints; None = Daly's optimum")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_batch(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("global_batch_tokens") is None:
+            try:
+                n = float(data["n_params"])
+                d = float(data["training_tokens"])
+                seq = int(data.get("sequence_length_tokens", 4096))
+                gpus = int(data["n_gpus"])
+                kind = str(data.get("job_kind", "pretraining"))
+            except (KeyError, TypeError, ValueError):
+                return data  # the field validators report what is wrong
+            if not all(map(math.isfinite, (n, d))) or n <= 0 or d <= 0 or seq < 1 or gpus < 1:
+                return data
+            data = {**data, "global_batch_tokens": default_global_batch_tokens(kind, n, d, seq, gpus),
+                    "is_global_batch_default": True}
+        return data
 
     @model_validator(mode="after")
     def _degrees_multiply_to_gpus(self) -> TrainingJob:
@@ -282,7 +344,9 @@ class EngineAssumptions(BaseModel):
         1.0, "-", "R of an R:1 fabric; 1 = full bisection as in the Llama 3 3,072-GPU pods (arXiv 2407.21783 s3.3.1)",
         ge=1, le=64)
     use_nvls: bool = assumed(
-        False, "-", "NVLink SHARP all-reduce (480 GB/s busbw on 8x H100, nccl-tests#212); off = ring 370 GB/s")
+        True, "-", "NVLink SHARP for data-parallel all-reduces inside NVSwitch nodes of NVLink 4 or later (480 GB/s "
+        "busbw on 8x H100, nccl-tests#212, C3); NCCL enables it by default where supported (NCCL_NVLS_ENABLE); "
+        "reduce-scatter, all-gather and tensor-parallel traffic use the ring (370 GB/s)")
     nic_efficiency_fraction: float = assumed(
         network.NIC_EFFICIENCY_FRACTION, "-", "24 GB/s busbw from a 200 Gb/s NIC (NVIDIA/nccl#412, calibration C4)",
         gt=0, le=1)

@@ -41,6 +41,9 @@ class OfferArrays:
     grid_intensity_g_per_kwh: np.ndarray  # gCO2e/kWh, NaN = unknown
     mig_max_instances: np.ndarray  # 0 or NaN = no MIG
     currency: str = "EUR"
+    #: All-reduce bus bandwidth with NVLink SHARP inside the node [GB/s]; NaN where the node has none (only
+    #: NVSwitch systems of NVLink 4 or later, see :func:`engine.adapters.offer_arrays_from_records`).
+    intra_nvls_bandwidth_gb_per_s: np.ndarray | float = math.nan
 
     def __post_init__(self) -> None:
         if not (isinstance(self.currency, str) and len(self.currency) == 3 and self.currency.isalpha()
@@ -74,11 +77,10 @@ class OfferArrays:
             inter_kind_missing=self.inter_node_kind == InterNodeKind.UNKNOWN,
             inter_bandwidth_missing=np.isnan(self.inter_bandwidth_gbit_per_s_per_gpu),
         ))
-        # Distinct (memory, GPUs per node) pairs: the parallel layout depends on these only, so it is chosen once
-        # per pair instead of once per offer (a catalog has a few dozen pairs for 100,000 offers).
-        key = np.stack([np.nan_to_num(self.memory_gb, nan=-1.0), np.nan_to_num(self.gpus_per_node, nan=-1.0)])
-        pairs, inverse = np.unique(key, axis=1, return_inverse=True) if key.shape[1] else (key, np.zeros(0, int))
-        object.__setattr__(self, "_shape_pairs", (pairs, np.asarray(inverse).reshape(-1)))
+        # Offers that share every column a training step time depends on (memory, node shape, peak FLOP/s,
+        # interconnects) share their fastest layout: the layout search runs once per group (a catalog of 100,000
+        # offers has a few hundred to a few thousand groups), see engine.workload.layout.
+        object.__setattr__(self, "_layout_groups", group_rows([getattr(self, f) for f in LAYOUT_COLUMNS]))
 
     @property
     def n_offers(self) -> int:
@@ -98,9 +100,9 @@ class OfferArrays:
         return self.inter_bandwidth_gbit_per_s_per_gpu
 
     @property
-    def shape_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Distinct (memory_gb, gpus_per_node) pairs (2 x k, NaN stored as -1) and each offer's pair index."""
-        return self._shape_pairs  # type: ignore[attr-defined]
+    def layout_groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """(index of one offer per group, each offer's group) over :data:`LAYOUT_COLUMNS`."""
+        return self._layout_groups  # type: ignore[attr-defined]
 
     @property
     def masks(self) -> OfferMasks:
@@ -116,6 +118,42 @@ class OfferArrays:
         idx = index if isinstance(index, slice) else np.asarray(index)
         return OfferArrays(**{name: np.asarray(arr[idx]) for name, arr in self.columns().items()},
                            currency=self.currency)
+
+
+#: The columns a training step time depends on (besides the job): offers equal on all of them share a layout.
+LAYOUT_COLUMNS = ("memory_gb", "gpus_per_node", "bf16_tflops", "fp8_tflops", "intra_node_kind",
+                  "intra_bandwidth_gb_per_s", "intra_nvls_bandwidth_gb_per_s", "inter_node_kind",
+                  "inter_bandwidth_gbit_per_s_per_gpu")
+
+
+def group_rows(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(first index of each distinct row, each row's group) of equal-length columns; NaN equals NaN.
+
+    Each column is coded by its distinct values, the codes are combined into one integer per row (mixed radix) and
+    the integers grouped: a handful of 1-D sorts instead of a lexicographic sort of rows.
+
+    Examples
+    --------
+    >>> first, inverse = group_rows([np.array([1.0, 2.0, 1.0, np.nan, np.nan]), np.array([0, 0, 0, 1, 1])])
+    >>> first.tolist(), inverse.tolist()
+    ([0, 1, 3], [0, 1, 0, 2, 2])
+    """
+    n = int(np.size(columns[0])) if columns else 0
+    if n == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    key = np.zeros(n, dtype=np.int64)
+    radix = 1
+    for col in columns:
+        arr = np.asarray(col, dtype=float)
+        _, codes = np.unique(np.where(np.isnan(arr), np.inf, arr), return_inverse=True)
+        size = int(codes.max()) + 1
+        if radix * size >= 2**62:  # too many distinct combinations for one integer: regroup what we have so far
+            _, key = np.unique(key, return_inverse=True)
+            radix = int(key.max()) + 1
+        key = key * size + codes.reshape(-1)
+        radix *= size
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first.astype(np.intp), inverse.reshape(-1).astype(np.intp)
 
 
 class OfferMasks(NamedTuple):

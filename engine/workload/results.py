@@ -117,6 +117,35 @@ class WorkloadResult:
 
 
 @dataclass(frozen=True)
+class LayoutChoice:
+    """One layout per offer and its step-time breakdown (the chosen one or the runner-up), shape ``(n_offers,)``;
+    NaN where the offer is excluded or (runner-up) no second layout fits."""
+
+    tensor_parallel_degree: np.ndarray
+    pipeline_parallel_degree: np.ndarray
+    data_parallel_degree: np.ndarray
+    virtual_pipeline_stages: np.ndarray
+    shard_code: np.ndarray  # 0 none, 1 optimizer (ZeRO-1), 2 full (ZeRO-3/FSDP)
+    recompute_share_fraction: np.ndarray  # share of layers fully recomputed [-]
+    memory_per_gpu_gb: np.ndarray
+    step_time_s: np.ndarray
+    compute_time_s: np.ndarray  # incl. recomputation
+    bubble_time_s: np.ndarray
+    exposed_tp_s: np.ndarray
+    exposed_cp_s: np.ndarray
+    exposed_pp_s: np.ndarray
+    exposed_dp_s: np.ndarray
+
+    @classmethod
+    def of(cls, model: object, nan_x: np.ndarray) -> LayoutChoice:
+        """From a gathered :class:`engine.workload.layout.StepModel`; ``nan_x`` is NaN on excluded offers."""
+        m = model
+        return cls(*(np.asarray(x, dtype=float) + nan_x for x in (
+            m.tp, m.pp, m.dp, m.v, m.shard, m.recompute_share, m.memory_bytes / 1e9, m.step_s,  # type: ignore[attr-defined]
+            m.compute_s, m.bubble_s, m.e_tp, m.e_cp, m.e_pp, m.e_dp)))  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
 class TrainingResult(WorkloadResult):
     """:class:`WorkloadResult` plus the per-step breakdown, goodput and per-token figures of a training run."""
 
@@ -157,6 +186,8 @@ class TrainingResult(WorkloadResult):
     gpu_only_energy_kwh: np.ndarray  # busy GPU-hours x GPU draw (no server share, no PUE): a lower bound
     idle_energy_kwh: np.ndarray  # reserved GPUs not used
     embodied_kg: np.ndarray
+    layout: LayoutChoice  # the fastest feasible layout (the one priced) with its step-time breakdown
+    runner_up: LayoutChoice  # the second fastest feasible layout
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import goodput as goodput_model
-from engine import network, parallelism, power
+from engine import parallelism, power
 from engine.assumptions import Assumption
-from engine.fast import fill_missing_nonnegative, first_reason_codes, nan_as_tiny
+from engine.fast import fill_missing_nonnegative, first_reason_codes
+from engine.network import IntraNodeKind
 from engine.workload.common import (
     _check_policy,
     _context,
@@ -19,9 +20,17 @@ from engine.workload.common import (
     _missing_code,
     _peak_tflops,
 )
-from engine.workload.inputs import DEFAULT_ASSUMPTIONS, EngineAssumptions, MissingFabricPolicy, TrainingJob
+from engine.workload import layout
+from engine.workload.inputs import (
+    BASE_WEIGHT_BYTES,
+    DEFAULT_ASSUMPTIONS,
+    EngineAssumptions,
+    MissingFabricPolicy,
+    TrainingJob,
+)
 from engine.workload.offers import OfferArrays
-from engine.workload.results import Bound, ExclusionReason, TrainingResult
+from engine.workload.stacks import TRAINING_STACK_SPECS
+from engine.workload.results import Bound, ExclusionReason, LayoutChoice, TrainingResult
 
 # --------------------------------------------------------------------------------------------------
 # Library helpers: MFU from a measurement, per-token figures
@@ -92,31 +101,111 @@ def hfu_from_mfu(mfu: npt.ArrayLike, full_recompute: bool, seq_tokens: float, d_
 # --------------------------------------------------------------------------------------------------
 
 
-def _training_layout(job: TrainingJob, o: OfferArrays, a: EngineAssumptions, assume: bool
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """TP, PP, full-recomputation flag and "fits" flag per offer, chosen once per distinct (memory, GPUs/node)."""
-    n_layers, d_model = job.layers_and_width
-    pairs, inverse = o.shape_pairs
-    k = pairs.shape[1]
-    tp_k = np.ones(k)
-    pp_k = np.ones(k)
-    full_k = np.zeros(k, dtype=bool)
-    fits_k = np.zeros(k, dtype=bool)
-    gpn_default = float(a.assumed_gpus_per_node) if assume else -1.0
-    for i in range(k):
-        mem, gpn = pairs[0, i], pairs[1, i]
-        choice = parallelism.choose_layout(
-            job.n_gpus, mem * 1e9 * a.training_memory_usable_fraction if mem >= 0 else -1.0,
-            gpn if gpn >= 0 else gpn_default, job.n_params, job.training_state_bytes_per_param, job.is_state_sharded,
-            job.sequence_length_tokens, job.micro_batch_sequences, d_model, n_layers, job.global_batch_sequences,
-            job.context_parallel_degree, job.tensor_parallel_degree, job.pipeline_parallel_degree,
-            job.data_parallel_degree, job.recompute)
-        if choice is not None:
-            tp_k[i], pp_k[i], full_k[i] = choice
-            fits_k[i] = True
-        elif job.tensor_parallel_degree is not None and job.pipeline_parallel_degree is not None:
-            tp_k[i], pp_k[i] = job.tensor_parallel_degree, job.pipeline_parallel_degree  # fixed layout, reported
-    return tp_k[inverse], pp_k[inverse], full_k[inverse], fits_k[inverse]
+def job_shape(job: TrainingJob, a: EngineAssumptions) -> layout.JobShape:
+    """The scalars of ``job`` the step-time model needs: FLOPs per token by job kind, trainable parameters, state.
+
+    FLOPs per trained token (Kaplan et al. [1] s2.1: a matmul's backward pass costs twice its forward, once for the
+    input gradients and once for the weight gradients): full training ``6N + 6Lhs``; LoRA / QLoRA on a frozen base
+    ``4N + 6Lhs`` (no weight gradients for the base; the adapters' ``6 N_adapter`` is counted too; Hu et al.,
+    arXiv:2106.09685 s4.2 report the saving as ~25 % of training throughput on GPT-3). Recomputation adds the
+    attention forward ``2Lhs`` (selective) or a whole forward ``2N + 2Lhs`` (full) [8].
+
+    Examples
+    --------
+    >>> j = job_shape(TrainingJob.from_preset("llama-2-70b", n_gpus=8, training_tokens=1e9, job_kind="lora"),
+    ...               DEFAULT_ASSUMPTIONS)
+    >>> round(j.flop_per_token / 70e9, 2), round(j.trainable_params / 1e6), j.base_weight_bytes
+    (4.25, 181, 2.0)
+    """
+    n_layers, h = (float(x) for x in job.layers_and_width)
+    kvd = float(job.kv_dim or h)
+    s = float(job.sequence_length_tokens)
+    N = job.n_params
+    attn = 2.0 * n_layers * h * s
+    adapters = job.job_kind in ("lora", "qlora")
+    trainable = layout.lora_adapter_params(n_layers, h, kvd, job.lora_rank) if adapters else N
+    weight_flop = (4.0 * N + 6.0 * trainable) if adapters else 6.0 * N
+    flop_tok = weight_flop + 3.0 * attn
+    extra_sel = 0.0 if job.recompute == "none" else attn
+    return layout.JobShape(
+        n=float(job.n_gpus), n_params=N, trainable_params=trainable,
+        base_weight_bytes=BASE_WEIGHT_BYTES.get(job.job_kind, 0.0), state_bytes=job.training_state_bytes_per_param,
+        grad_bytes=job.gradient_bytes_per_param, n_layers=n_layers, d_model=h, kv_dim=kvd, seq=s,
+        micro_batch=float(job.micro_batch_sequences), cp=float(job.context_parallel_degree),
+        batch_tokens=job.global_batch_tokens, batch_sequences=job.global_batch_sequences, flop_per_token=flop_tok,
+        recompute_extra_sel=extra_sel, recompute_extra_full=2.0 * (trainable if not adapters else N) + attn,
+        recompute=job.recompute,
+        tp_overlap=a.tp_overlap_fraction if job.is_tp_comm_overlapped else 0.0,
+        backward_share=a.backward_share_of_compute_fraction, act_bytes=2.0)
+
+
+def stack_utilisation(job: TrainingJob, a: EngineAssumptions) -> tuple[float, float]:
+    """(BF16, FP8) compute-phase utilisation of the job's software stack (:mod:`engine.workload.stacks`).
+
+    Examples
+    --------
+    >>> stack_utilisation(TrainingJob(n_params=1e9, training_tokens=1e9, n_gpus=8), DEFAULT_ASSUMPTIONS)
+    (0.49, 0.3)
+    """
+    spec = TRAINING_STACK_SPECS[job.software_stack]
+    return (spec.mfu_bf16_fraction or a.mfu_bf16_fraction, spec.mfu_fp8_fraction or a.mfu_fp8_fraction)
+
+
+def _group_columns(job: TrainingJob, rep: OfferArrays, a: EngineAssumptions, assume: bool,
+                   mfu: tuple[float, float]) -> dict[str, np.ndarray]:
+    """Per-group inputs of :func:`layout.step_model`, shape ``(groups, 1)``, with the missing-value policy."""
+    n = float(job.n_gpus)
+    mk = rep.masks
+    gpn = fill_missing_nonnegative(rep.gpus_per_node, mk.gpus_per_node_missing, a.assumed_gpus_per_node) \
+        if assume else rep.gpus_per_node
+    intra = rep.intra_bandwidth_gb_per_s
+    if assume:
+        intra = fill_missing_nonnegative(intra, mk.intra_missing, a.assumed_intra_busbw_gb_per_s)
+    nvls = rep.intra_nvls_bandwidth_gb_per_s
+    allreduce = np.fmax(intra, nvls) if a.use_nvls else intra
+    link = (fill_missing_nonnegative(rep.inter_bandwidth_gbit_per_s_per_gpu, mk.inter_bandwidth_missing,
+                                     a.assumed_inter_link_gbit_per_s_per_gpu)
+            if assume else rep.inter_bandwidth_gbit_per_s_per_gpu)
+    _, eff = _effective_tflops(job.is_fp8_ready, rep, *mfu)
+    usable = np.where(np.isnan(rep.memory_gb), -1.0, rep.memory_gb * 1e9 * a.training_memory_usable_fraction)
+    cols = {
+        "eff_flops": eff * 1e12, "usable_bytes": usable, "gpn": gpn,
+        "gpn_or_inf": np.where(np.isnan(gpn), np.inf, gpn), "in_node": np.fmin(gpn, n),
+        "intra_ring": intra, "intra_allreduce": allreduce, "link_gbit": link,
+        "is_bridge": rep.intra_node_kind == IntraNodeKind.NVLINK_BRIDGE,
+    }
+    return {k: np.asarray(v)[:, None] for k, v in cols.items()}
+
+
+def search_layouts(job: TrainingJob, offers: OfferArrays, assumptions: EngineAssumptions = DEFAULT_ASSUMPTIONS,
+                   missing_fabric: MissingFabricPolicy = "exclude"
+                   ) -> tuple[layout.StepModel, layout.StepModel, np.ndarray, np.ndarray]:
+    """The fastest feasible layout and the runner-up per offer (:mod:`engine.workload.layout`).
+
+    Returns (chosen, runner-up, any layout fits in memory with TP in one node, any fits in memory), every field
+    of shape ``(n_offers,)``.
+    """
+    assume = _check_policy(missing_fabric)
+    a = assumptions
+    j = job_shape(job, a)
+    first, inverse = offers.layout_groups
+    rep = offers.take(first)
+    g = _group_columns(job, rep, a, assume, stack_utilisation(job, a))
+    cands = layout.candidates(
+        job.n_gpus, int(j.n_layers), job.context_parallel_degree, j.batch_sequences, job.micro_batch_sequences,
+        TRAINING_STACK_SPECS[job.software_stack], job.is_state_sharded, job.tensor_parallel_degree,
+        job.pipeline_parallel_degree, job.data_parallel_degree, job.virtual_pipeline_stages,
+        a.max_tensor_parallel_degree)
+    model = layout.step_model(
+        j, cands, g, a.intra_node_latency_s, a.inter_node_hop_latency_s, a.nic_efficiency_fraction,
+        a.oversubscription_ratio, a.overlap_fraction, a.pp_overlap_fraction, a.cp_overlap_fraction,
+        a.gradient_bucket_bytes, a.pcie_busbw_gb_per_s)
+    best, second, any_fit = layout.best_two(model)
+    any_mem = model.fits_memory.any(axis=1) if cands.size else np.zeros(first.size, dtype=bool)
+    chosen = layout.gathered(model, best)
+    runner = layout.gathered(model, second)
+    expand = (lambda m: layout.StepModel(*(np.asarray(x)[inverse] for x in m)))
+    return expand(chosen), expand(runner), any_fit[inverse], any_mem[inverse]
 
 
 def price_training(
@@ -167,7 +256,7 @@ def price_training(
     ...     "memory_gb": 80, "memory_bandwidth_tbps": 2.039, "tdp_watts": 400, "gpus_per_node": 8,
     ...     "intra_node": "NVLink-NVSwitch", "nvlink_gbps_bidirectional": 600,
     ...     "inter_node": "InfiniBand-HDR", "inter_node_gbps_per_gpu": 200}])
-    >>> r = price_training(TrainingJob.from_preset("llama-2-7b", n_gpus=2048), a100)
+    >>> r = price_training(TrainingJob.from_preset("llama-2-7b", n_gpus=2048, global_batch_tokens=4e6), a100)
     >>> round(float(r.gpu_hours[0]), -3), float(r.tensor_parallel_degree[0]), round(float(r.goodput_fraction[0]), 3)
     (193000.0, 4.0, 0.99)
     """
@@ -178,99 +267,33 @@ def price_training(
     n = float(job.n_gpus)
     N = job.n_params
     n_layers, h = (float(x) for x in job.layers_and_width)
-    kvd = float(job.kv_dim or h)
-    s = float(job.sequence_length_tokens)
-    b = float(job.micro_batch_sequences)
     cp = float(job.context_parallel_degree)
-    v = float(job.virtual_pipeline_stages)
     batch = job.global_batch_tokens
-    batch_seq = job.global_batch_sequences
     steps = job.training_tokens / batch
-    flop_tok = parallelism.model_flop_per_token(N, s, h, n_layers)
-    attn_fwd = 2.0 * n_layers * h * s
-    fwd = 2.0 * N + attn_fwd
-    r_sel = 1.0 if job.recompute == "none" else (3.0 * fwd + attn_fwd) / (3.0 * fwd)
-    r_full = 4.0 / 3.0
-    s_b = a.backward_share_of_compute_fraction
-    act_el = 2.0  # BF16 activations in TP / CP / PP traffic
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tp, pp, full, fits = _training_layout(job, o, a, assume)
-        dp = n / (tp * cp * pp)
-        uses_fp8, eff_tflops = _effective_tflops(job.is_fp8_ready, o, a.mfu_bf16_fraction, a.mfu_fp8_fraction)
+    j = job_shape(job, a)
+    flop_tok = j.flop_per_token
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        best, runner, any_fit, any_mem = search_layouts(job, o, a, missing_fabric)
+        tp, pp, dp = best.tp, best.pp, best.dp
+        uses_fp8, _ = _effective_tflops(job.is_fp8_ready, o, 1.0, 1.0)
         _, peak_tflops = _peak_tflops(job.is_fp8_ready, o)
-        r = r_sel + full * (r_full - r_sel)
-        t_comp = (flop_tok * batch / (n * 1e12)) * r / eff_tflops
-        m = batch_seq / (dp * b)
-        t_mb = t_comp / m
-        t_bubble = t_comp * (pp - 1.0) / (v * m)
+        t_comp, t_bubble, t_step = best.compute_s, best.bubble_s, best.step_s
+        e_tp, e_cp, e_pp, e_dp = best.e_tp, best.e_cp, best.e_pp, best.e_dp
+        r = best.flop_factor
+        m = best.micro_batches
+        k = dp * cp
 
-        # Node shape, intra- and inter-node bandwidth, with the missing-value policy.
         mk = o.masks
         gpn_missing = mk.gpus_per_node_missing
         gpn = fill_missing_nonnegative(o.gpus_per_node, gpn_missing, a.assumed_gpus_per_node) if assume else o.gpus_per_node
         gpus_in_node = np.fmin(gpn, n)  # unknown node size: the job's own GPUs (excluded or assumed below)
         n_nodes = np.ceil(n / gpus_in_node)
         intra_missing = mk.intra_missing
-        intra_bw = o.intra_bandwidth_gb_per_s
-        if assume:
-            intra_bw = fill_missing_nonnegative(intra_bw, intra_missing, a.assumed_intra_busbw_gb_per_s)
         inter_bw_missing = mk.inter_bandwidth_missing
-        link = (fill_missing_nonnegative(o.inter_bandwidth_gbit_per_s_per_gpu, inter_bw_missing, a.assumed_inter_link_gbit_per_s_per_gpu)
-                if assume else o.inter_bandwidth_gbit_per_s_per_gpu)
-        # A NaN bandwidth that no byte crosses must not make the time NaN: nan_as_tiny (0 bytes / tiny = 0).
-        nic = nan_as_tiny(link * (a.nic_efficiency_fraction / 8.0 / a.oversubscription_ratio))  # GB/s per GPU
-        ranks_in_node = gpus_in_node / tp  # DP x CP ranks of one TP slot in a node
 
-        def intra_for(ranks: np.ndarray | float) -> np.ndarray:
-            bw = intra_bw
-            if mk.has_nvlink_bridge:
-                bw = network.effective_intra_busbw_gb_per_s(o.intra_node_kind, bw, ranks, a.pcie_busbw_gb_per_s)
-            return nan_as_tiny(bw)
-
-        # Tensor parallelism (sequence parallel): 4 all-reduce equivalents per layer and micro-batch, x1.5 with
-        # full recomputation (the forward ones run twice).
-        redo = 1.0 + 0.5 * full
-        tp_volume = 2.0 * (tp - 1.0) / tp * (4.0 * (s / cp) * b * h * act_el) * (n_layers / pp) * m * redo
-        t_tp = tp_volume / (intra_for(tp) * 1e9) + (tp > 1) * (8.0 * (n_layers / pp) * m * redo * a.intra_node_latency_s)
-        e_tp = t_tp * (1.0 - (a.tp_overlap_fraction if job.is_tp_comm_overlapped else 0.0))
-
-        # Context parallelism: all-gather of K and V forward, reduce-scatter of their gradients backward.
-        if cp > 1:
-            g_cp = np.clip(ranks_in_node, 1.0, cp)
-            bw_cp = np.where(cp / g_cp > 1, np.minimum(np.where(g_cp > 1, intra_for(g_cp), np.inf), g_cp * nic),
-                             intra_for(g_cp))
-            cp_volume = 2.0 * (cp - 1.0) / cp * (s * b * 2.0 * kvd * act_el) * (n_layers / pp) * m
-            t_cp = cp_volume / (bw_cp * 1e9) + 2.0 * (n_layers / pp) * m * a.intra_node_latency_s
-        else:
-            t_cp = np.zeros(n_off)
-        e_cp = t_cp * (1.0 - a.cp_overlap_fraction)
-
-        # Pipeline send/recv: NVLink when the next stage is in the same node, else the GPU's own NIC.
-        same_node = gpus_in_node >= 2.0 * tp * cp * dp
-        pp_link = same_node * intra_for(2.0) + ~same_node * nic
-        t_pp = (pp > 1) * (2.0 * m * v * (s / cp) * b * h * act_el / tp) / (pp_link * 1e9)
-        e_pp = t_pp * (1.0 - (a.pp_overlap_fraction if v > 1 else 0.0))
-
-        # Data parallelism: gradients of the parameters this GPU holds, over the DP x CP ranks of its group.
-        k = dp * cp
-        r_node = np.clip(ranks_in_node, 1.0, k)
-        m_dp = k / r_node
-        grad_bytes = N / (tp * pp) * job.gradient_bytes_per_param
-        buckets = np.ceil(grad_bytes / a.gradient_bucket_bytes)
-        bw_intra_dp = intra_for(r_node)
-        bw_dp = np.where(m_dp > 1, np.minimum(np.where(r_node > 1, bw_intra_dp, np.inf), r_node * nic), bw_intra_dp)
-        latency = network.collective_latency_s(r_node, m_dp, a.intra_node_latency_s, a.inter_node_hop_latency_s)
-        t_dp = 2.0 * (k - 1.0) / k * grad_bytes / (bw_dp * 1e9) + buckets * latency
-        window = t_mb * ((s_b + r - 1.0) + (1.0 - s_b) * float(job.is_state_sharded)) / r
-        e_dp = np.maximum((1.0 - a.overlap_fraction) * t_dp, t_dp - window)
-
-        e_comm = e_tp + e_cp + e_pp + e_dp
-        t_comm = t_tp + t_cp + t_pp + t_dp
-        t_step = t_comp + t_bubble + e_comm
-
-        # Goodput: checkpoints of this GPU's training state, failures of all GPUs (Young/Daly).
-        shard = tp * pp * (dp * cp if job.is_state_sharded else 1.0)
-        ckpt_s = job.training_state_bytes_per_param * N / shard / (a.checkpoint_write_gb_per_s_per_gpu * 1e9)
+        # Goodput: checkpoints of the trainable state, written in parallel by all GPUs (each its shard; a frozen
+        # base is not checkpointed), failures of all GPUs (Young/Daly).
+        ckpt_s = np.full(n_off, j.state_bytes * j.trainable_params / n / (a.checkpoint_write_gb_per_s_per_gpu * 1e9))
         gp = goodput_model.goodput(n, ckpt_s, a.failures_per_gpu_hour, a.restart_s, job.checkpoint_interval_s)
 
         # Exclusions (priority order = code order).
@@ -280,8 +303,8 @@ def price_training(
         needs_inter = multi_node & ~inter_none
         masks: list[tuple[ExclusionReason, np.ndarray | bool]] = [
             (ExclusionReason.SPEC_MISSING, mk.spec_missing_training),
-            (ExclusionReason.DOES_NOT_FIT, ~fits),
-            (ExclusionReason.NOT_ENOUGH_GPUS_PER_NODE, gpn < tp),
+            (ExclusionReason.DOES_NOT_FIT, ~any_mem),
+            (ExclusionReason.NOT_ENOUGH_GPUS_PER_NODE, ~any_fit),
         ]
         if assume:
             assumed_default = (
@@ -299,6 +322,8 @@ def price_training(
                 masks.append((ExclusionReason.INTER_BANDWIDTH_NOT_STATED, needs_inter & inter_bw_missing))
         code, excluded, nan_x = first_reason_codes(n_off, masks)
 
+        e_comm = e_tp + e_cp + e_pp + e_dp
+        t_comm = best.comm_s
         time_hours = steps * t_step / (3600.0 * gp.fraction) + nan_x
         gpu_hours = time_hours * n
         cost = gpu_hours * o.price_per_gpu_hour
@@ -312,6 +337,10 @@ def price_training(
         bound -= (bound + 1) * excluded.view(np.int8)  # excluded -> -1 (UNDETERMINED)
         tokens = job.training_tokens
         layers = (tp + nan_x, pp + nan_x, np.full(n_off, cp) + nan_x, dp + nan_x)
+        spec = TRAINING_STACK_SPECS[job.software_stack]
+        mfu_used = stack_utilisation(job, a)
+        chosen = LayoutChoice.of(best, nan_x)
+        runner_up = LayoutChoice.of(runner, nan_x)
         return TrainingResult(
             time_hours=time_hours,
             gpu_hours=gpu_hours,
@@ -331,7 +360,16 @@ def price_training(
                 Assumption("gradient_bytes_per_param", job.gradient_bytes_per_param, "B", "TrainingJob"),
                 Assumption("n_layers, d_model", f"{n_layers:g}, {h:g}", "-",
                            "TrainingJob" if job.n_layers and job.d_model else "estimated from N (h/L = 128)"),
-                Assumption("virtual_pipeline_stages", job.virtual_pipeline_stages, "-", "TrainingJob"),
+                Assumption("virtual_pipeline_stages", "searched" if job.virtual_pipeline_stages is None
+                           else job.virtual_pipeline_stages, "-", "TrainingJob"),
+                Assumption("software_stack", spec.label, "-", spec.calibrated_on),
+                Assumption("compute_utilisation (BF16, FP8)", f"{mfu_used[0]:.2f}, {mfu_used[1]:.2f}", "-",
+                           f"{spec.label}: {spec.calibrated_on}"),
+                Assumption("job_kind", job.job_kind, "-", "TrainingJob; FLOPs per token 6N (full) or 4N (LoRA/QLoRA: "
+                           "no weight gradients of the frozen base; Kaplan et al. arXiv 2001.08361 s2.1)"),
+                Assumption("global_batch_tokens", job.global_batch_tokens, "tokens",
+                           "default rule: DeepSeek LLM batch law (pre-training) or 32 sequences (fine-tuning)"
+                           if job.is_global_batch_default else "TrainingJob"),
             )),
             training_flop=float(6.0 * N * tokens),
             model_flop=float(flop_tok * tokens),
@@ -339,7 +377,7 @@ def price_training(
             pipeline_parallel_degree=layers[1],
             context_parallel_degree=layers[2],
             data_parallel_degree=layers[3],
-            full_recompute=full & ~excluded,
+            full_recompute=(best.recompute_share >= 1.0) & ~excluded,
             micro_batches=m + nan_x,
             scaling_efficiency_fraction=eff,
             exposed_communication_share_fraction=e_comm / t_step + nan_x,
@@ -352,7 +390,7 @@ def price_training(
             exposed_cp_s=e_cp + nan_x,
             exposed_pp_s=e_pp + nan_x,
             exposed_dp_s=e_dp + nan_x,
-            data_parallel_bytes_per_gpu=2.0 * (k - 1.0) / k * grad_bytes + nan_x,
+            data_parallel_bytes_per_gpu=best.dp_bytes + nan_x,
             n_nodes=n_nodes + nan_x,
             perfect_scaling_time_hours=steps * t_comp / 3600.0 + nan_x,
             mfu_fraction=mfu,
@@ -370,4 +408,6 @@ def price_training(
             gpu_only_energy_kwh=e.gpu_only_kwh,
             idle_energy_kwh=e.idle_kwh,
             embodied_kg=e.embodied_kg + nan_x,
+            layout=chosen,
+            runner_up=runner_up,
         )

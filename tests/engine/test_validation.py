@@ -20,22 +20,23 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "validation.md"
 
 def _recorded() -> dict[str, tuple[float, bool]]:
     """Engine value and "within" flag per case from the Result table of docs/validation.md."""
-    text = DOC.read_text(encoding="utf-8").split("## Result", 1)[1]
+    text = DOC.read_text(encoding="utf-8").split("## Result", 1)[1].split("### Before issue #26", 1)[0]
     rows = {}
     for line in text.splitlines():
-        m = re.match(r"\| (V\d+) \|.*\| ([-0-9.,]+) \| ([-+0-9.]+)% \| ±\d+% \| (yes|\*\*no\*\*) \|$", line)
+        m = re.match(r"\| (V\d+) \|.*\| ([-0-9.,]+|nan) \| ([-+0-9.]+|\+nan)% \| ±\d+% \| (yes|\*\*no\*\*) \|$", line)
         if m:
             rows[m.group(1)] = (float(m.group(2).replace(",", "")), m.group(4) == "yes")
     return rows
 
 
 RECORDED = _recorded()
-RESULTS = {c.id: (c, v) for c, v in ((c, c.engine()) for c in vc.CASES)}
+RESULTS = {c.id: (c, v) for c, v in ((c, c.engine()) for c in vc.CASES + vc.CASES_ROUND_2)}
 
 
 def test_every_case_in_code_is_in_the_document_and_there_are_at_least_12():
-    assert set(RECORDED) == {c.id for c in vc.CASES}
+    assert set(RECORDED) == {c.id for c in vc.CASES + vc.CASES_ROUND_2}
     assert sum(c.kind == "validation" for c in vc.CASES) >= 12
+    assert len(vc.CASES_ROUND_2) >= 8  # issue #26: at least 8 new cases, registered before the engine changed
 
 
 @pytest.mark.validation
@@ -44,15 +45,19 @@ def test_engine_matches_the_recorded_validation_table(case_id):
     """The engine value and the within-tolerance verdict are those reported in docs/validation.md (misses too)."""
     case, value = RESULTS[case_id]
     recorded_value, recorded_within = RECORDED[case_id]
+    if np.isnan(recorded_value):  # recorded as not priced (the engine excludes the offer)
+        assert np.isnan(value)
+        return
     assert value == pytest.approx(recorded_value, rel=5e-3, abs=5e-4)
     assert case.within(value) == recorded_within
 
 
 @pytest.mark.validation
 def test_reported_count_within_tolerance_is_the_engines():
-    n_in = sum(c.within(v) for c, v in RESULTS.values())
     text = DOC.read_text(encoding="utf-8")
-    assert f"{n_in} of {len(RESULTS)} validation cases within tolerance." in text
+    for cases in (vc.CASES, vc.CASES_ROUND_2):
+        n_in = sum(c.within(RESULTS[c.id][1]) for c in cases)
+        assert f"{n_in} of {len(cases)} validation cases within tolerance." in text
 
 
 # ------------------------------------------------------------------------------------------------
@@ -65,13 +70,13 @@ def test_reported_count_within_tolerance_is_the_engines():
                                                    ("llama-2-70b", 1_720_320)])
 def test_c1_llama2_gpu_hours_reproduced_by_the_fitted_compute_utilisation(preset, published):
     """C1: mfu_bf16_fraction = 0.49 was fitted on these three (2,048 A100, engine layout): each within 10 %."""
-    r = price_training(TrainingJob.from_preset(preset, n_gpus=2048), vc.offer(vc.A100))
+    r = price_training(TrainingJob.from_preset(preset, n_gpus=2048, global_batch_tokens=4e6), vc.offer(vc.A100))
     assert abs(float(r.gpu_hours[0]) / published - 1.0) < 0.10
 
 
 @pytest.mark.calibration
 def test_c1_fit_is_unbiased_over_the_three_models():
-    errs = [np.log(float(price_training(TrainingJob.from_preset(p, n_gpus=2048), vc.offer(vc.A100)).gpu_hours[0]) / v)
+    errs = [np.log(float(price_training(TrainingJob.from_preset(p, n_gpus=2048, global_batch_tokens=4e6), vc.offer(vc.A100)).gpu_hours[0]) / v)
             for p, v in [("llama-2-7b", 184_320), ("llama-2-13b", 368_640), ("llama-2-70b", 1_720_320)]]
     assert abs(float(np.mean(errs))) < 0.01
 

@@ -181,7 +181,8 @@ class TestTrainingHandComputed:
     def test_pipeline_bubble_and_stage_traffic(self):
         """PP 4 inside one node: bubble t_c 3/(v m); activations to the next stage over NVLink, not hidden (v = 1)."""
         job = TrainingJob(**SMALL, training_tokens=1e9, n_gpus=8, global_batch_tokens=64 * 2048,
-                          tensor_parallel_degree=1, pipeline_parallel_degree=4, data_parallel_degree=2)
+                          tensor_parallel_degree=1, pipeline_parallel_degree=4, data_parallel_degree=2,
+                          virtual_pipeline_stages=1)
         r = price_training(job, offers(H100), NO_FAILURES)
         m = 64 / 2
         t_c = r.compute_time_per_step_s[0]
@@ -251,12 +252,19 @@ class TestTrainingHandComputed:
         assert emb.embodied_kg[0] == pytest.approx(base.gpu_hours[0] * 1000.0 / (5 * 8760))
         assert emb.emissions_kg[0] == pytest.approx(base.emissions_kg[0] + emb.embodied_kg[0])
 
-    def test_full_recomputation_is_chosen_when_activations_do_not_fit_and_raises_hfu(self):
+    def test_recomputation_is_chosen_when_activations_do_not_fit_and_raises_hfu(self):
+        """Auto: the smallest share of layers recomputed so the activations fit (Megatron block recomputation);
+        full recomputation of every layer costs a whole forward pass (HFU / MFU ~ 4/3)."""
         job = TrainingJob.from_preset("llama-3-405b", n_gpus=8192, global_batch_tokens=2048 * 8192.0,
                                       tensor_parallel_degree=8, pipeline_parallel_degree=16)
         r = price_training(job, offers(H100))
-        assert r.full_recompute[0]
-        assert r.hfu_fraction[0] > r.mfu_fraction[0] * 1.3
+        share = float(r.layout.recompute_share_fraction[0])
+        assert 0.0 < share < 1.0 and not r.full_recompute[0]
+        assert r.hfu_fraction[0] > r.mfu_fraction[0] * (1.0 + 0.3 * share)
+        assert float(r.layout.memory_per_gpu_gb[0]) <= 80 * 0.9 + 1e-9
+        full = price_training(job.model_copy(update={"recompute": "full"}), offers(H100))
+        assert full.full_recompute[0] and full.hfu_fraction[0] > full.mfu_fraction[0] * 1.3
+        assert full.step_time_s[0] > r.step_time_s[0]  # recomputing every layer is slower than the share needed
         none = price_training(job.model_copy(update={"recompute": "selective"}), offers(H100))
         assert none.exclusion_code[0] == ExclusionReason.DOES_NOT_FIT
 
@@ -345,7 +353,8 @@ class TestExclusions:
         job = TrainingJob(**SMALL, training_tokens=1e10, n_gpus=8, tensor_parallel_degree=8,
                           pipeline_parallel_degree=1)
         r = price_training(job, offers({**H100, "gpus_per_node": 4}))
-        assert r.exclusion_code[0] == ExclusionReason.DOES_NOT_FIT  # no allowed layout: TP 8 > 4 GPUs per node
+        # the state fits in memory, but the pinned TP group is larger than a node
+        assert r.exclusion_code[0] == ExclusionReason.NOT_ENOUGH_GPUS_PER_NODE
         assert float(r.tensor_parallel_degree[0]) != float(r.tensor_parallel_degree[0])
 
     @pytest.mark.parametrize(

@@ -26,6 +26,9 @@ A100 = {"price_eur_per_gpu_hour": 1.5, "bf16_dense_tflops": 312.0, "fp8_dense_tf
         "memory_bandwidth_tbps": 2.039, "tdp_watts": 400.0, "gpus_per_node": 8, "intra_node": "NVLink-NVSwitch",
         "nvlink_gbps_bidirectional": 600.0, "inter_node": "InfiniBand-HDR", "inter_node_gbps_per_gpu": 200.0,
         "grid_intensity_g_per_kwh": 300.0}
+H200 = {**H100, "memory_gb": 141.0, "memory_bandwidth_tbps": 4.8}
+#: AWS p4d (V31): 4 x 100 Gb/s EFA per 8-GPU node = 50 Gb/s per GPU (rule in docs/validation.md round 2).
+A100_EFA = {**A100, "inter_node": "Ethernet", "inter_node_gbps_per_gpu": 50.0}
 #: Jean Zay (BLOOM): 4 x 100 Gb/s Omni-Path per 8-GPU node = 50 Gb/s per GPU.
 A100_JEAN_ZAY = {**A100, "inter_node": "Ethernet", "inter_node_gbps_per_gpu": 50.0}
 
@@ -71,7 +74,7 @@ def mlperf_gpt3_tokens_per_s_per_gpu(n_gpus: int, gbs_sequences: int) -> float:
     job = TrainingJob.from_preset(
         "gpt-3-175b", n_gpus=n_gpus, global_batch_tokens=gbs_sequences * 2048.0, sequence_length_tokens=2048,
         tensor_parallel_degree=4, pipeline_parallel_degree=8, virtual_pipeline_stages=12, is_fp8_ready=True,
-        is_tp_comm_overlapped=True)
+        is_tp_comm_overlapped=True, software_stack="megatron")
     r = price_training(job, offer(H100))
     return gbs_sequences * 2048.0 / (float(r.step_time_s[0]) * n_gpus)
 
@@ -91,7 +94,7 @@ def megatron_strong_scaling_ratio() -> float:
         job = TrainingJob.from_preset(
             "gpt-3-175b", n_gpus=n, global_batch_tokens=1152 * 2048.0, sequence_length_tokens=2048,
             tensor_parallel_degree=4, pipeline_parallel_degree=8, virtual_pipeline_stages=12,
-            is_tp_comm_overlapped=True)
+            is_tp_comm_overlapped=True, software_stack="megatron")
         return float(price_training(job, offer(H100)).mfu_fraction[0])
     return mfu(4608) / mfu(96)
 
@@ -113,7 +116,7 @@ def bloom_gpu_hours() -> float:
     job = TrainingJob(
         model_name="bloom-176b", n_params=176e9, training_tokens=366e9, n_gpus=384, global_batch_tokens=2048 * 2048.0,
         sequence_length_tokens=2048, n_layers=70, d_model=14336, tensor_parallel_degree=4, pipeline_parallel_degree=12,
-        data_parallel_degree=8, recompute="full")
+        data_parallel_degree=8, recompute="full", virtual_pipeline_stages=1)
     return float(price_training(job, offer(A100_JEAN_ZAY)).gpu_hours[0])
 
 
@@ -135,6 +138,87 @@ def trtllm_tokens_per_s(preset: str, tp: int, isl: int, osl: int) -> float:
         kv_cache_bytes_per_element=1.0, is_fp8_ready=True, tensor_parallel_degree=tp)
     r = price_inference(svc, offer(H100))
     return float(r.tokens_per_s_per_gpu[0]) * tp
+
+
+# ------------------------------------------------------------------------------------------------
+# Round 2 (issue #26): fine-tuning and serving (V22-V37), calibration C10-C11
+# ------------------------------------------------------------------------------------------------
+
+
+def finetune_tokens_per_s_per_gpu(preset: str, spec: dict, n_gpus: int, kind: str, seq: int, gbs: int, stack: str,
+                                  fp8: bool, tp: int | None = None, pp: int | None = None, cp: int = 1,
+                                  dp: int | None = None, recompute: str = "auto", tp_overlap: bool = False,
+                                  lora_rank: int = 16, v: int | None = None) -> float:
+    """Tokens/s/GPU of one optimizer step (no failures) for a pinned or searched layout."""
+    job = TrainingJob.from_preset(
+        preset, n_gpus=n_gpus, training_tokens=gbs * seq * 1000.0, global_batch_tokens=float(gbs * seq),
+        sequence_length_tokens=seq, job_kind=kind, software_stack=stack, is_fp8_ready=fp8,
+        tensor_parallel_degree=tp, pipeline_parallel_degree=pp, context_parallel_degree=cp, data_parallel_degree=dp,
+        recompute=recompute, is_tp_comm_overlapped=tp_overlap, lora_rank=lora_rank, virtual_pipeline_stages=v)
+    r = price_training(job, offer(spec))
+    return gbs * seq / (float(r.step_time_s[0]) * n_gpus)
+
+
+def hf_fsdp_70b_gpu_hours() -> float:
+    """V31: Llama 2 70B full fine-tune, 16 A100 (50 Gb/s per GPU), HF Trainer + FSDP, 500 steps of 16 x 2048."""
+    job = TrainingJob.from_preset(
+        "llama-2-70b", n_gpus=16, training_tokens=500 * 16 * 2048.0, global_batch_tokens=16 * 2048.0,
+        sequence_length_tokens=2048, job_kind="full_finetune", software_stack="hf_trainer", recompute="full")
+    return float(price_training(job, offer(A100_EFA)).gpu_hours[0])
+
+
+def serving_at_concurrency_one(preset: str, tp: int, isl: int, osl: int, what: str) -> float:
+    """V33-V34: one request at a time, FP8 weights and KV cache; TPOT or TTFT [ms]."""
+    svc = InferenceService.from_preset(
+        preset, prompt_tokens=isl, output_tokens=osl, batch_size=1, weight_bytes_per_param=1.0,
+        kv_cache_bytes_per_element=1.0, is_fp8_ready=True, tensor_parallel_degree=tp)
+    r = price_inference(svc, offer(H100))
+    value = r.time_per_output_token_s if what == "tpot" else r.time_to_first_token_s
+    return float(value[0]) * 1e3
+
+
+def trtllm_tokens_per_s_on(spec: dict, preset: str, tp: int, isl: int, osl: int) -> float:
+    """V35-V37: as :func:`trtllm_tokens_per_s` on another GPU."""
+    svc = InferenceService.from_preset(
+        preset, prompt_tokens=isl, output_tokens=osl, batch_size=2048, weight_bytes_per_param=1.0,
+        kv_cache_bytes_per_element=1.0, is_fp8_ready=True, tensor_parallel_degree=tp)
+    return float(price_inference(svc, offer(spec)).tokens_per_s_per_gpu[0]) * tp
+
+
+def nemo_pretrain_rows() -> tuple[float, float]:
+    """C10: NeMo 24.07 Llama 2 7B (8 GPUs, TP1 PP1) and 70B (64 GPUs, TP4 PP4 VP20), FP8, GBS 128 x 4096."""
+    small = finetune_tokens_per_s_per_gpu("llama-2-7b", H100, 8, "pretraining", 4096, 128, "megatron", True, 1, 1)
+    large = finetune_tokens_per_s_per_gpu("llama-2-70b", H100, 64, "pretraining", 4096, 128, "megatron", True, 4, 4,
+                                          v=20)
+    return small, large
+
+
+def torchtitan_a100_row() -> float:
+    """C11: torchtitan Llama 3 8B, 64 A100-80GB, FSDP, BF16, local batch 1 x 8192, selective AC."""
+    return finetune_tokens_per_s_per_gpu("llama-3-8b", A100, 64, "pretraining", 8192, 64, "pytorch_fsdp", False,
+                                         recompute="selective")
+
+
+def fit_stack_utilisation(stack: str, field: str, evaluate: Callable[[], tuple[float, ...]],
+                          published: tuple[float, ...]) -> float:
+    """The utilisation of ``stack`` at which the engine reproduces the published rows (geometric mean of the
+    per-row fits; each row by bisection on the engine itself). Calibration only: prints, sets nothing."""
+    from engine.workload import stacks
+
+    original = stacks.TRAINING_STACK_SPECS[stack]
+    fits = []
+    for i, target in enumerate(published):
+        lo, hi = 0.05, 1.0
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            stacks.TRAINING_STACK_SPECS[stack] = original._replace(**{field: mid})
+            try:
+                value = evaluate()[i]
+            finally:
+                stacks.TRAINING_STACK_SPECS[stack] = original
+            lo, hi = (mid, hi) if value < target else (lo, mid)
+        fits.append(0.5 * (lo + hi))
+    return math.exp(sum(map(math.log, fits)) / len(fits))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -189,10 +273,55 @@ CASES: tuple[Case, ...] = (
          lambda: trtllm_tokens_per_s("qwen3-235b-a22b", 8, 1000, 1000)),
 )
 
+#: Round 2 (issue #26), registered before the engine changed (docs/validation.md).
+CASES_ROUND_2: tuple[Case, ...] = (
+    Case("V22", V, "MLPerf v4.0 Llama 2 70B LoRA, 8 H100, TP4 DP2, FP8 (NeMo)", "tokens/s/GPU", 2207.0,
+         TOL_THROUGHPUT, lambda: finetune_tokens_per_s_per_gpu(
+             "llama-2-70b", H100, 8, "lora", 8192, 8, "megatron", True, 4, 1, 1, 2, tp_overlap=True)),
+    Case("V23", V, "MLPerf v4.0 Llama 2 70B LoRA, 64 H100, TP4 CP2 DP8, FP8 (NeMo)", "tokens/s/GPU", 1605.0,
+         TOL_THROUGHPUT, lambda: finetune_tokens_per_s_per_gpu(
+             "llama-2-70b", H100, 64, "lora", 8192, 8, "megatron", True, 4, 1, 2, 8, tp_overlap=True)),
+    Case("V24", V, "MLPerf v4.0 Llama 2 70B LoRA, 8 H200, TP2 DP4, FP8 (NeMo)", "tokens/s/GPU", 2536.0,
+         TOL_THROUGHPUT, lambda: finetune_tokens_per_s_per_gpu(
+             "llama-2-70b", H200, 8, "lora", 8192, 8, "megatron", True, 2, 1, 1, 4, tp_overlap=True)),
+    Case("V25", V, "NeMo 24.07 Llama 2 70B LoRA, 8 H100, TP2 PP4, FP8 (same page as C10)", "tokens/s/GPU", 2621.0,
+         TOL_THROUGHPUT, lambda: finetune_tokens_per_s_per_gpu(
+             "llama-2-70b", H100, 8, "lora", 4096, 32, "megatron", True, 2, 4)),
+    Case("V26", V, "NeMo 24.07 Llama 2 70B SFT, 16 H100, TP4 PP4, FP8 (same page as C10)", "tokens/s/GPU", 1816.0,
+         TOL_THROUGHPUT, lambda: finetune_tokens_per_s_per_gpu(
+             "llama-2-70b", H100, 16, "full_finetune", 4096, 32, "megatron", True, 4, 4)),
+    Case("V27", V, "NeMo 24.07 Llama 2 7B SFT, 8 H100, TP1 PP1, FP8 (same page as C10)", "tokens/s/GPU", 16891.0,
+         TOL_THROUGHPUT, lambda: finetune_tokens_per_s_per_gpu(
+             "llama-2-7b", H100, 8, "full_finetune", 4096, 32, "megatron", True, 1, 1)),
+    Case("V28", V, "NeMo 24.07 Llama 2 13B LoRA, 8 H100, TP1 PP1, FP8 (same page as C10)", "tokens/s/GPU", 14629.0,
+         TOL_THROUGHPUT, lambda: finetune_tokens_per_s_per_gpu(
+             "llama-2-13b", H100, 8, "lora", 4096, 32, "megatron", True, 1, 1)),
+    Case("V29", V, "torchtitan Llama 3.1 8B, 8 H100, FSDP, BF16", "tokens/s/GPU", 5762.0, TOL_THROUGHPUT,
+         lambda: finetune_tokens_per_s_per_gpu("llama-3-8b", H100, 8, "pretraining", 8192, 16, "pytorch_fsdp", False,
+                                               recompute="selective")),
+    Case("V30", V, "xtuner DeepSpeed ZeRO-3 Llama 3 8B full fine-tune, 8 A100, 8K", "tokens/s/GPU", 2771.2,
+         TOL_THROUGHPUT, lambda: finetune_tokens_per_s_per_gpu("llama-3-8b", A100, 8, "full_finetune", 8192, 8,
+                                                               "deepspeed", False)),
+    Case("V31", V, "HF Trainer + FSDP Llama 2 70B full fine-tune, 16 A100, 500 steps", "GPU-h", 216.0,
+         TOL_GPU_HOURS, hf_fsdp_70b_gpu_hours),
+    Case("V32", V, "Answer.AI FSDP QLoRA Llama 2 70B, 4 H100, 2048", "tokens/s/GPU", 786.0, TOL_THROUGHPUT,
+         lambda: finetune_tokens_per_s_per_gpu("llama-2-70b", H100, 4, "qlora", 2048, 32, "pytorch_fsdp", False)),
+    Case("V33", V, "NIM Llama 3.3 70B FP8 TP2 2 H100, 500/2000, concurrency 1", "ITL ms", 18.91, TOL_SERVING,
+         lambda: serving_at_concurrency_one("llama-3-70b", 2, 500, 2000, "tpot")),
+    Case("V34", V, "NIM Llama 3.3 70B FP8 TP2 2 H100, 5000/500, concurrency 1", "TTFT ms", 406.77, TOL_SERVING,
+         lambda: serving_at_concurrency_one("llama-3-70b", 2, 5000, 500, "ttft")),
+    Case("V35", V, "TRT-LLM Llama 3.3 70B FP8, H200 TP1, 1000/1000", "tokens/s", 2909.0, TOL_SERVING,
+         lambda: trtllm_tokens_per_s_on(H200, "llama-3-70b", 1, 1000, 1000)),
+    Case("V36", V, "TRT-LLM Llama 3.1 8B FP8, H100 TP1, 500/2000", "tokens/s", 17660.0, TOL_SERVING,
+         lambda: trtllm_tokens_per_s_on(H100, "llama-3-8b", 1, 500, 2000)),
+    Case("V37", V, "TRT-LLM Llama 3.3 70B FP8, H100 TP2, 500/2000", "tokens/s", 5222.0, TOL_SERVING,
+         lambda: trtllm_tokens_per_s_on(H100, "llama-3-70b", 2, 500, 2000)),
+)
 
-def results() -> list[tuple[Case, float]]:
+
+def results(cases: tuple[Case, ...] = CASES) -> list[tuple[Case, float]]:
     """(case, engine value) for every case."""
-    return [(c, c.engine()) for c in CASES]
+    return [(c, c.engine()) for c in cases]
 
 
 def _fmt(x: float) -> str:
@@ -203,11 +332,11 @@ def _fmt(x: float) -> str:
     return f"{x:.3f}"
 
 
-def markdown_rows() -> str:
+def markdown_rows(cases: tuple[Case, ...] = CASES) -> str:
     """One row per case: id, what, published, engine, error, tolerance, within."""
     lines = ["| Id | Case | Unit | Published | Engine | Error | Tol | Within |", "|---|---|---|---|---|---|---|---|"]
     n_in = 0
-    out = results()
+    out = results(cases)
     for c, value in out:
         ok = c.within(value)
         n_in += ok
@@ -220,4 +349,6 @@ def markdown_rows() -> str:
 if __name__ == "__main__":
     np.seterr(all="ignore")
     print(markdown_rows())
+    print("\nRound 2 (issue #26):\n")
+    print(markdown_rows(CASES_ROUND_2))
     del math
