@@ -117,7 +117,7 @@ class WorkloadSection(BaseModel):
     # Default: the client brief's 70B model, fine-tuned on 20B tokens (a user-set example job) on the brief's 16
     # GPUs, about two weeks on H100s; the published 2T-token pre-training would take years on 16 GPUs.
     training: TrainingJob = TrainingJob.from_preset("llama-2-70b", n_gpus=DEFAULT_BRIEF.cluster_gpus,
-                                                    training_tokens=20e9)
+                                                    training_tokens=20e9, job_kind="full_finetune")
     inference: InferenceService = InferenceService.from_preset("llama-2-70b", prompt_tokens=1000, output_tokens=200,
                                                                batch_size=16)
     missing_fabric: Literal["exclude", "assume_default"] = "exclude"

@@ -31,6 +31,9 @@ from engine.workload import (
     price_inference,
     price_training,
 )
+from engine.workload.layout import describe as describe_layout
+from engine.workload.stacks import TRAINING_STACK_SPECS
+from engine.workload.training import stack_utilisation
 from ui import offer_scope
 from ui.catalog import catalog_key, offers
 from ui.format import SYMBOL, eur_columns_to_display, money, money_column
@@ -48,7 +51,10 @@ POLICY_LABEL = {"exclude": "Leave the offer out", "assume_default": "Assume stat
 WEIGHT_BYTES = {2.0: "BF16 / FP16 (2 B)", 1.0: "FP8 / INT8 (1 B)", 0.5: "INT4 (0.5 B)"}
 GRAD_BYTES = {2.0: "BF16 (2 B)", 4.0: "FP32 (4 B)"}
 LAYOUT_LABEL = {"auto": "Auto", "manual": "Manual"}
-RECOMPUTE_LABEL = {"auto": "Auto (selective if it fits, else full)", "selective": "Selective", "full": "Full",
+JOB_KIND_LABEL = {"pretraining": "Pre-training", "full_finetune": "Full fine-tune", "lora": "LoRA fine-tune",
+                  "qlora": "QLoRA fine-tune (4-bit base)"}
+STACK_LABEL = {k: v.label for k, v in TRAINING_STACK_SPECS.items()}
+RECOMPUTE_LABEL = {"auto": "Auto (recompute only the layers needed to fit)", "selective": "Selective", "full": "Full",
                    "none": "None"}
 BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 #: Engine field -> (label on the page, unit shown, widget value x scale = engine value).
@@ -83,7 +89,8 @@ def _widget_values(s: WorkloadSection) -> dict[str, object]:
         "_wl_t_fp8": t.is_fp8_ready, "_wl_t_batch_m": t.global_batch_tokens / 1e6,
         "_wl_t_layout": "auto" if t.tensor_parallel_degree is None else "manual",
         "_wl_t_tp": t.tensor_parallel_degree or 8, "_wl_t_pp": t.pipeline_parallel_degree or 1,
-        "_wl_t_cp": t.context_parallel_degree, "_wl_t_v": t.virtual_pipeline_stages, "_wl_t_recompute": t.recompute,
+        "_wl_t_cp": t.context_parallel_degree, "_wl_t_v": t.virtual_pipeline_stages or 0, "_wl_t_recompute": t.recompute,
+        "_wl_t_kind": t.job_kind, "_wl_t_stack": t.software_stack,
         "_wl_t_tp_overlap": t.is_tp_comm_overlapped, "_wl_t_seq": t.sequence_length_tokens,
         "_wl_t_spare": (t.n_gpus_reserved or t.n_gpus) - t.n_gpus,
         "_wl_t_fail": s.failures_per_million_gpu_hours, "_wl_t_restart_min": s.restart_s / 60.0,
@@ -163,12 +170,20 @@ def _training_fields(preset: str) -> None:
                        help="Bytes per gradient element sent over the fabric. Llama 3 reduced in FP32.")
         a[3].toggle("Shard the training state (ZeRO-3 / FSDP)", key="_wl_t_sharded",
                     help="Weights, gradients and AdamW state (16 B per parameter) divided over all GPUs.")
+        k = st.columns(4)
+        k[0].selectbox("Job", list(JOB_KIND_LABEL), format_func=JOB_KIND_LABEL.get, key="_wl_t_kind",
+                       help="Full training costs 6N FLOPs per token; LoRA/QLoRA on a frozen base about 4N (no weight "
+                            "gradients of the base) and holds optimizer state for the adapters only; QLoRA keeps the "
+                            "base in 4-bit NF4.")
+        k[1].selectbox("Software stack", list(STACK_LABEL), format_func=STACK_LABEL.get, key="_wl_t_stack",
+                       help="How close the job gets to the hardware's peak, and which layouts it can run: "
+                            + "; ".join(f"{v.label}: {v.calibrated_on}" for v in TRAINING_STACK_SPECS.values()))
         b = st.columns(4)
         layout = b[0].segmented_control(
             "Parallel layout", list(LAYOUT_LABEL), format_func=LAYOUT_LABEL.get, key="_wl_t_layout", required=True,
-            help="Auto: per offer, the smallest tensor x pipeline group whose state and activations fit in that GPU's "
-                 "memory, tensor parallel inside the node first (Narayanan et al. 2021). Manual: your degrees for every "
-                 "offer; TP x CP x PP x DP must equal the GPUs.")
+            help="Auto: per offer, the fastest layout that fits its memory (TP inside the node, PP, interleaving, "
+                 "ZeRO-1 or ZeRO-3, recomputation), as a practitioner would tune it; the runner-up is shown with the "
+                 "result. Manual: your degrees for every offer; TP x CP x PP x DP must equal the GPUs.")
         manual = layout == "manual"
         b[1].number_input("Tensor-parallel degree", min_value=1, step=1, key="_wl_t_tp", disabled=not manual,
                           help="GPUs that split each layer, kept inside one node.")
@@ -177,9 +192,9 @@ def _training_fields(preset: str) -> None:
         b[3].number_input("Context-parallel degree", min_value=1, step=1, key="_wl_t_cp", disabled=not manual,
                           help="GPUs that split each sequence (long-context training, Llama 3).")
         c = st.columns(4)
-        c[0].number_input("Interleaved stages per GPU", min_value=1, step=1, key="_wl_t_v",
-                          help="Virtual pipeline stages v (interleaved 1F1B): divides the bubble by v and lets stage "
-                               "sends overlap compute.")
+        c[0].number_input("Interleaved stages per GPU (0 = searched)", min_value=0, max_value=128, step=1,
+                          key="_wl_t_v", help="Virtual pipeline stages v (interleaved 1F1B): divides the bubble by v "
+                                              "and lets stage sends overlap compute. 0: the search chooses.")
         c[1].selectbox("Activation recomputation", list(RECOMPUTE_LABEL), format_func=RECOMPUTE_LABEL.get,
                        key="_wl_t_recompute", help="Full recomputation saves memory and costs one more forward pass (HFU > MFU).")
         c[2].toggle("Overlap tensor-parallel communication", key="_wl_t_tp_overlap",
@@ -274,7 +289,8 @@ def _read(current: WorkloadSection, mode: str, scope: OfferScope | None = None,
             tensor_parallel_degree=int(ss["_wl_t_tp"]) if manual else None,
             pipeline_parallel_degree=int(ss["_wl_t_pp"]) if manual else None,
             context_parallel_degree=int(ss["_wl_t_cp"]) if manual else 1,
-            virtual_pipeline_stages=int(ss["_wl_t_v"]), recompute=ss["_wl_t_recompute"],
+            virtual_pipeline_stages=int(ss["_wl_t_v"]) or None, recompute=ss["_wl_t_recompute"],
+            job_kind=ss["_wl_t_kind"], software_stack=ss["_wl_t_stack"],
             is_tp_comm_overlapped=bool(ss["_wl_t_tp_overlap"]),
             n_gpus_reserved=n_gpus + int(ss["_wl_t_spare"]) if ss["_wl_t_spare"] else None,
             gradient_bytes_per_param=ss["_wl_t_grad"], is_state_sharded=bool(ss["_wl_t_sharded"]),
@@ -419,6 +435,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
             communication_time_per_step_s=r.communication_time_per_step_s,
             exposed_tp_s=r.exposed_tp_s, exposed_cp_s=r.exposed_cp_s, exposed_pp_s=r.exposed_pp_s,
             exposed_dp_s=r.exposed_dp_s, layout=layout_text(r), micro_batches=r.micro_batches,
+            runner_up=runner_up_text(r, r.step_time_s),
             full_recompute=r.full_recompute,
             efficiency_pct=r.scaling_efficiency_fraction * 100.0, goodput_pct=r.goodput_fraction * 100.0,
             mfu_pct=r.mfu_fraction * 100.0, hfu_pct=r.hfu_fraction * 100.0, mtbf_hours=r.mtbf_hours,
@@ -426,7 +443,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
             loss_compute=r.loss_compute_fraction, loss_bubble=r.loss_bubble_fraction,
             loss_communication=r.loss_communication_fraction, loss_failures=r.loss_failures_fraction,
             energy_j_per_token=r.energy_j_per_token, gpu_only_energy_kwh=r.gpu_only_energy_kwh,
-            utilisation_fraction=np.where(r.uses_fp8, a.mfu_fp8_fraction, a.mfu_bf16_fraction),
+            utilisation_fraction=np.where(r.uses_fp8, *reversed(stack_utilisation(job, a))),
         )
         sort_by, ascending = ["cost_eur"], [True]
     else:
@@ -477,16 +494,27 @@ def assumptions_for(section: WorkloadSection) -> EngineAssumptions:
         "pue_ratio": section.pue_ratio})
 
 
+def _choice_text(c, cp: np.ndarray) -> list[str]:
+    return [describe_layout(*map(float, row)) for row in zip(
+        c.tensor_parallel_degree, c.pipeline_parallel_degree, c.data_parallel_degree, cp, c.virtual_pipeline_stages,
+        c.shard_code, c.recompute_share_fraction, strict=True)]
+
+
 def layout_text(r) -> np.ndarray:
-    """'TP 8 · PP 4 · DP 2' (CP shown when > 1) per offer, '' where excluded."""
+    """'TP 8 · PP 4 (v 5) · DP 2 · ZeRO-1' (CP shown when > 1) of the chosen layout per offer, '' where excluded."""
+    return np.array(_choice_text(r.layout, r.context_parallel_degree), dtype=object)
+
+
+def runner_up_text(r, best_step_s: np.ndarray) -> np.ndarray:
+    """The second fastest layout and how much slower its step is, per offer ('' where none)."""
+    texts = _choice_text(r.runner_up, r.context_parallel_degree)
     out = []
-    for tp, cp, pp, dp, full in zip(r.tensor_parallel_degree, r.context_parallel_degree, r.pipeline_parallel_degree,
-                                    r.data_parallel_degree, r.full_recompute, strict=True):
-        if np.isnan(tp):
-            out.append("")
-            continue
-        parts = [f"TP {tp:.0f}"] + ([f"CP {cp:.0f}"] if cp > 1 else []) + [f"PP {pp:.0f}", f"DP {dp:.0f}"]
-        out.append(" · ".join(parts) + (" · full recompute" if full else ""))
+    for text, step, best, comp, bub, tp, pp, dp in zip(
+            texts, r.runner_up.step_time_s, best_step_s, r.runner_up.compute_time_s, r.runner_up.bubble_time_s,
+            r.runner_up.exposed_tp_s, r.runner_up.exposed_pp_s, r.runner_up.exposed_dp_s, strict=True):
+        out.append("" if not text else
+                   f"{text}: {step / best - 1.0:+.1%} step time ({comp:.2f} s compute + {bub:.2f} s bubble + "
+                   f"{tp + pp + dp:.2f} s exposed communication)")
     return np.array(out, dtype=object)
 
 
@@ -629,12 +657,18 @@ def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
     a = assumptions_for(section)
     wall_kw = float(power.facility_power_kw_per_gpu(700.0, 1.0, a.power_model()))
     t = section.training
-    layout = ("per offer, the smallest TP x PP that fits its memory" if t.tensor_parallel_degree is None else
+    spec = TRAINING_STACK_SPECS[t.software_stack]
+    u_bf16, u_fp8 = stack_utilisation(t, a)
+    layout = ("per offer, the fastest layout that fits its memory (searched)" if t.tensor_parallel_degree is None else
               f"TP {t.tensor_parallel_degree} · CP {t.context_parallel_degree} · PP {t.pipeline_parallel_degree} · "
               f"DP {t.fixed_data_parallel_degree}")
-    lines = ([f"layout: {layout}; {t.virtual_pipeline_stages} interleaved stage(s) per GPU",
-              f"while computing, {a.mfu_bf16_fraction:.0%} of the BF16 peak ({a.mfu_fp8_fraction:.0%} of FP8); "
-              "bubbles and exposed communication on top",
+    v_text = "searched" if t.virtual_pipeline_stages is None else f"{t.virtual_pipeline_stages}"
+    lines = ([f"{JOB_KIND_LABEL[t.job_kind]} on {spec.label}; layout: {layout}; interleaved stages per GPU: {v_text}",
+              f"global batch {t.global_batch_tokens / 1e6:.2f}M tokens"
+              + (" (default rule: DeepSeek LLM batch law for pre-training, 32 sequences for fine-tuning)"
+                 if t.is_global_batch_default else ""),
+              f"while computing, {u_bf16:.0%} of the BF16 peak ({u_fp8:.0%} of FP8) with {spec.label} "
+              f"({spec.calibrated_on}); bubbles and exposed communication on top",
               f"DP gradient reduction hidden up to {a.overlap_fraction:.0%}, only behind the last micro-batch; "
               f"TP {'overlap ' + format(a.tp_overlap_fraction, '.0%') if t.is_tp_comm_overlapped else 'not overlapped'}",
               f"{section.failures_per_million_gpu_hours:g} failures per million GPU-hours, {section.restart_s / 60:g} min "
@@ -788,8 +822,9 @@ def breakdown_caption(row: pd.Series) -> str:
     exposed = {k: row[f"exposed_{k}_s"] for k in ("tp", "cp", "pp", "dp")}
     parts = ", ".join(f"{k.upper()} {v:.2f} s" for k, v in exposed.items() if v > 0.005) or "none"
     nodes = f"{row['n_nodes']:.0f} node{'s' if row['n_nodes'] > 1 else ''}"
-    recompute = " with full activation recomputation" if row["full_recompute"] else ""
-    return (f"Layout {row['layout'] or 'n/a'} on {nodes}{recompute}, {row['micro_batches']:.0f} micro-batches per step. "
+    runner = row.get("runner_up") or "none fits"
+    return (f"Fastest layout {row['layout'] or 'n/a'} on {nodes}, {row['micro_batches']:.0f} micro-batches per step. "
+            f"Runner-up: {runner}. "
             f"One optimizer step: {step:.2f} s = {comp:.2f} s compute + {row['bubble_time_per_step_s']:.2f} s pipeline "
             f"bubble + exposed communication ({parts}). Scaling efficiency {row['efficiency_pct']:.0f}%, MFU "
             f"{row['mfu_pct']:.0f}% (HFU {row['hfu_pct']:.0f}%). " + (
