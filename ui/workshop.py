@@ -231,7 +231,7 @@ def key_results(scenario: Scenario) -> dict[str, object]:
     from ui.catalog import offers
     from ui.placement_view import solve
     from ui.scoring_view import monte_carlo, score
-    from ui.workload_view import price_workload
+    from ui.workload_export import key_results as workload_key_results
 
     out: dict[str, object] = {}
     tco = evaluate_tco(scenario.tco.inputs)
@@ -246,18 +246,7 @@ def key_results(scenario: Scenario) -> dict[str, object]:
     out["tco_break_even_utilisation_fraction"] = tco.break_even_utilisation_fraction[Pair.ON_DEMAND_VS_OWNED.value]
     out["tco_cheapest_option"] = tco.cheapest_option
     out["tco_payback_month"] = tco.break_even_month.get("owned_vs_on_demand", math.nan)
-    priced = price_workload(scenario.workload, scenario.display.usd_per_eur)
-    ranked = priced.ranked
-    if len(ranked):
-        best = ranked.iloc[0]
-        out["workload_cheapest_offer"] = str(best["label"])
-        if scenario.workload.mode == "training":
-            out["workload_cost_eur_per_job"] = float(best["cost_eur"])
-            out["workload_time_hours"] = float(best["time_hours"])
-        else:
-            out["workload_cost_eur_per_million_tokens"] = float(best.get("cost_eur_per_million_tokens", math.nan))
-    else:
-        out["workload_cheapest_offer"] = None
+    out.update(workload_key_results(scenario))  # every computed mode, each in its own units
     solved = solve(scenario.placement, offers(None, scenario.display.usd_per_eur), scenario.display.usd_per_eur)
     if solved.plan is not None:
         out["placement_plan_eur_per_month"] = float(solved.plan.total_cost_eur_per_month)

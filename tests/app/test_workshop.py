@@ -116,7 +116,7 @@ def test_excel_workbook_reads_back(store):
 
     data = excel_workbook(store, Scenario(), client="ACME Bank", scenario_name="Baseline")
     wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
-    assert {"Summary", "TCO inputs", "TCO results", "Workload results", "Scoring ranking", "Scoring stability",
+    assert {"Summary", "TCO inputs", "TCO results", "Workload results, training", "Scoring ranking", "Scoring stability",
             "Placement plan", "Catalog rows used"} <= set(wb.sheetnames)
     summary = {r[0]: r[1] for r in wb["Summary"].iter_rows(values_only=True)}
     assert summary["Client"] == "ACME Bank" and summary["Scenario"] == "Baseline"
