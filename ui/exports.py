@@ -28,7 +28,7 @@ from catalog.cells import neutralise_frame
 from catalog.store import CatalogStore
 from engine.power import it_power_kw_per_gpu
 from engine.tco import TcoInputs, evaluate_tco
-from ui import labels, workload_export
+from ui import labels, tco_words, workload_export
 from ui.scenario import Scenario, TcoSection
 from ui.workshop import key_results, to_json
 
@@ -146,6 +146,9 @@ def results_rows(results: dict[str, object], scenario: Scenario) -> list[dict]:
     out = []
     for key, value in results.items():
         source = RESULT_SOURCES.get(key) or RESULT_SOURCES.get(key.split("_", 1)[0], "")
+        if key == "tco_payback_month" and isinstance(value, int | float) and value == value:
+            # the assumption it rests on, next to it (issue #27.10)
+            source = f"{source}; {tco_words.stop_early_assumption(evaluate_tco(scenario.tco.inputs))}"
         out.append({"Result": labels.label(key), "Value": labels.fmt(key, value, d.currency, d.usd_per_eur),
                     "Unit": labels.unit(key, d.currency), "Source": source,
                     "_number": value if isinstance(value, int | float) and not isinstance(value, bool) else None})
@@ -249,8 +252,11 @@ def excel_workbook(store: CatalogStore, scenario: Scenario, client: str = "", sc
               "Unit": "EUR"} for k in tco.available_options]
             + [{"Item": f"{names.get(k, k)}: cost per useful GPU-hour", "Value": tco.cost_per_useful_gpu_hour_eur[k],
                 "Unit": "EUR/GPU-h"} for k in tco.available_options]
-            + [{"Item": f"Break-even utilisation, {k.replace('_vs_', ' vs ').replace('_', ' ')}", "Value": v,
-                "Unit": "fraction (0-1)"} for k, v in tco.break_even_utilisation_fraction.items() if v == v]
+            # a break-even outside (0, 1) does not exist: stated in words, never as 4.626 (issue #27.2)
+            + [{"Item": f"Break-even utilisation, {b.label.lower()}",
+                "Value": b.value if b.value is not None else b.words,
+                "Unit": "fraction (0-1)" if b.value is not None else "", "In words": b.words}
+               for b in tco_words.break_evens(tco)]
             + [{"Item": f"Own, {k.replace('_', ' ')} over the horizon", "Value": v, "Unit": "EUR"}
                for k, v in tco.owned_breakdown_eur.items()]),
         "Workload inputs": _inputs_rows(scenario.workload, "workload"),

@@ -254,8 +254,8 @@ LABELS: dict[str, Label] = {
     "tco_on_demand_eur_per_useful_gpu_hour": _m("Rent on demand: cost per useful GPU-hour", "GPU-h"),
     "tco_reserved_eur_per_useful_gpu_hour": _m("Rent reserved: cost per useful GPU-hour", "GPU-h"),
     "tco_cheapest_option": Label("Cheapest way to get a GPU-hour", kind="text"),
-    "tco_payback_month": Label("Owning cheaper than on demand if you stop after", "", "month",
-                               none="not within the horizon"),
+    "tco_payback_month": Label("If you stop after this month and the hardware resells at book value, owning is "
+                               "cheaper than on demand", "", "month", none="not within the horizon"),
     "workload_training_offer": Label("Training: cheapest offer", kind="text", none="no offer priced"),
     "workload_cost_eur_per_job": _m("Training: cost of the job", "job", 0),
     "workload_time_days": Label("Training: time of the job", "days", decimals=1),
