@@ -13,7 +13,7 @@ from ui.scenario import get_scenario
 from ui.sidebar import draw_sidebar
 from ui.workshop import apply_link_from_url, sync_url
 
-st.set_page_config(page_title="GPU Cloud Advisor", page_icon=":material/memory:", layout="wide")
+st.set_page_config(page_title="GPU Cloud Advisor", page_icon="🖥️", layout="wide")
 link_error = apply_link_from_url()  # ?s=<share link>: load that scenario once per session
 get_scenario()
 

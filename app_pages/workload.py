@@ -22,7 +22,8 @@ priced = view.price_workload(section, display.usd_per_eur)
 
 answer, assumed = st.columns([2.3, 1])
 answer.markdown(view.verdict(priced, section, display))
-for col, (label, value, help_) in zip(answer.columns(3), view.headline_metrics(priced, section, display), strict=False):
+metrics = view.headline_metrics(priced, section, display)
+for col, (label, value, help_) in zip(answer.columns(len(metrics)), metrics, strict=True):
     col.metric(label, value, help=help_, border=True)
 assumed.markdown(view.key_assumptions(section, display))
 

@@ -28,7 +28,7 @@ from catalog.cells import neutralise_frame
 from catalog.store import CatalogStore
 from engine.power import it_power_kw_per_gpu
 from engine.tco import TcoInputs, evaluate_tco
-from ui import labels
+from ui import labels, tco_words, workload_export
 from ui.scenario import Scenario, TcoSection
 from ui.workshop import key_results, to_json
 
@@ -146,6 +146,9 @@ def results_rows(results: dict[str, object], scenario: Scenario) -> list[dict]:
     out = []
     for key, value in results.items():
         source = RESULT_SOURCES.get(key) or RESULT_SOURCES.get(key.split("_", 1)[0], "")
+        if key == "tco_payback_month" and isinstance(value, int | float) and value == value:
+            # the assumption it rests on, next to it (issue #27.10)
+            source = f"{source}; {tco_words.stop_early_assumption(evaluate_tco(scenario.tco.inputs))}"
         out.append({"Result": labels.label(key), "Value": labels.fmt(key, value, d.currency, d.usd_per_eur),
                     "Unit": labels.unit(key, d.currency), "Source": source,
                     "_number": value if isinstance(value, int | float) and not isinstance(value, bool) else None})
@@ -155,12 +158,6 @@ def results_rows(results: dict[str, object], scenario: Scenario) -> list[dict]:
 # --------------------------------------------------------------------------------------------------
 # Workbook
 # --------------------------------------------------------------------------------------------------
-
-
-def _workload(scenario: Scenario):
-    from ui.workload_view import price_workload
-
-    return price_workload(scenario.workload, scenario.display.usd_per_eur)
 
 
 def _prices(scenario: Scenario) -> pd.DataFrame | None:
@@ -235,7 +232,6 @@ def excel_workbook(store: CatalogStore, scenario: Scenario, client: str = "", sc
     """One sheet per page: inputs (with the source of each value), results, assumptions; plus the catalog rows
     used, with sources and dates. Names through :mod:`ui.labels`; text cells neutralised against formulas."""
     tco = evaluate_tco(scenario.tco.inputs)
-    priced = _workload(scenario)
     results = key_results(scenario)
     catalog, specs = _catalog(scenario)
     names = {"on_demand": "Rent on demand", "reserved": "Rent reserved", "owned": "Own"}
@@ -256,15 +252,15 @@ def excel_workbook(store: CatalogStore, scenario: Scenario, client: str = "", sc
               "Unit": "EUR"} for k in tco.available_options]
             + [{"Item": f"{names.get(k, k)}: cost per useful GPU-hour", "Value": tco.cost_per_useful_gpu_hour_eur[k],
                 "Unit": "EUR/GPU-h"} for k in tco.available_options]
-            + [{"Item": f"Break-even utilisation, {k.replace('_vs_', ' vs ').replace('_', ' ')}", "Value": v,
-                "Unit": "fraction (0-1)"} for k, v in tco.break_even_utilisation_fraction.items() if v == v]
+            # a break-even outside (0, 1) does not exist: stated in words, never as 4.626 (issue #27.2)
+            + [{"Item": f"Break-even utilisation, {b.label.lower()}",
+                "Value": b.value if b.value is not None else b.words,
+                "Unit": "fraction (0-1)" if b.value is not None else "", "In words": b.words}
+               for b in tco_words.break_evens(tco)]
             + [{"Item": f"Own, {k.replace('_', ' ')} over the horizon", "Value": v, "Unit": "EUR"}
                for k, v in tco.owned_breakdown_eur.items()]),
         "Workload inputs": _inputs_rows(scenario.workload, "workload"),
-        "Workload results": readable_columns(priced.offers.drop(columns=[
-            c for c in priced.offers.columns if priced.offers[c].dtype == object
-            and priced.offers[c].map(lambda v: isinstance(v, list | dict)).any()])),
-        "Workload assumptions": readable_columns(labels.readable_names(priced.assumptions)),
+        **workload_export.sheets(scenario),  # each computed mode in its own units (issue #27.1)
         **_scoring_frames(scenario),
         **_placement_frames(scenario, catalog),
         "Scenario JSON": pd.DataFrame({"Scenario (JSON)": to_json(scenario).splitlines()}),
@@ -355,20 +351,19 @@ def _tco_inputs_html(scenario: Scenario, catalog: pd.DataFrame, specs: pd.DataFr
 
 
 def _workload_html(scenario: Scenario) -> str:
+    """One section per workload mode computed in the scenario, each in its own units (issue #27.1)."""
     from ui.workload_view import verdict
 
     d = scenario.display
-    priced = _workload(scenario)
-    ranked = priced.ranked.head(10)
-    parts = ["<h2>Workload cost</h2>", f"<p>{_md(verdict(priced, scenario.workload, d))}</p>"]
-    if len(ranked):
-        cols = [c for c in ["label", "cost_eur", "time_hours", "cost_eur_per_million_tokens", "source_url"]
-                if c in ranked.columns]
-        shown = pd.DataFrame({labels.label_with_unit(c, d.currency):
-                              [labels.fmt(c, v, d.currency, d.usd_per_eur) if c not in ("label", "source_url") else v
-                               for v in ranked[c]] for c in cols})
-        parts.append(_table(shown))
-    parts.append("<h3>Workload assumptions</h3>" + _table(readable_columns(labels.readable_names(priced.assumptions))))
+    parts = []
+    for mode, (section, priced) in workload_export.priced_modes(scenario).items():
+        title = "a training job" if mode == "training" else "serving (inference)"
+        parts += [f"<h2>Workload cost: {title}</h2>", f"<p>{_md(verdict(priced, section, d))}</p>"]
+        if len(priced.ranked):
+            parts.append(_table(workload_export.results_frame(mode, section, priced, d.currency, d.usd_per_eur,
+                                                              as_text=True, ranked_only=True, limit=10)))
+        parts.append(f"<h3>Workload assumptions ({mode})</h3>"
+                     + _table(readable_columns(labels.readable_names(priced.assumptions))))
     return "".join(parts)
 
 

@@ -113,6 +113,9 @@ class WorkloadSection(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     mode: Literal["training", "inference"] = "training"
+    # Modes the page showed before the current one (both after a switch): the exports give the results of each
+    # (issue #27.1). Empty: only ``mode``. Use :func:`workload_modes`.
+    computed_modes: tuple[Literal["training", "inference"], ...] = Field(default=(), max_length=2)
     preset: str = "llama-2-70b"
     # Default: the client brief's 70B model, fine-tuned on 20B tokens (a user-set example job) on the brief's 16
     # GPUs, about two weeks on H100s; the published 2T-token pre-training would take years on 16 GPUs.
@@ -137,6 +140,11 @@ class WorkloadSection(BaseModel):
                                      eu_jurisdiction_only=DEFAULT_BRIEF.eu_jurisdiction_only,
                                      eu_legal_seat_only=DEFAULT_BRIEF.eu_legal_seat_only,
                                      required_certifications=DEFAULT_BRIEF.required_certifications)
+
+
+def workload_modes(section: WorkloadSection) -> tuple[str, ...]:
+    """The workload modes computed in the scenario, training first: the current one and any shown before it."""
+    return tuple(m for m in ("training", "inference") if m == section.mode or m in section.computed_modes)
 
 
 class ScoringSection(BaseModel):

@@ -64,6 +64,9 @@ CONSTRAINT_LABEL = {
     "min_memory_gb_per_gpu": "Memory per GPU",
     "exclude_price_outliers": "Price outliers left out",
 }
+#: The criterion that prefers what a hard constraint requires (named when a brief switches the constraint off).
+_PREFERS = {"eu_resident_only": "eu_residency_score", "eu_jurisdiction_only": "jurisdiction_score",
+            "infiniband_only": "inter_node_fabric_score"}
 CONSTRAINT_HELP = {
     **offer_scope.RESIDENCY_HELP,
     "infiniband_only": "InfiniBand (NDR or HDR) between nodes, as documented for the instance family. Most sources do "
@@ -208,7 +211,10 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         changed = any(ss[_KEYS[t]] != getattr(preset.constraints, t) for t in TOGGLES) or (
             tuple(ss[_KEYS["required_certifications"]]) != preset.constraints.required_certifications)
         if edited or changed or ss[_KEYS["max_price"]]:
-            a.caption(f"Edited from the preset ({len(edited)} weights changed).")
+            off = preset.not_in_force(Constraints(**{t: bool(ss[_KEYS[t]]) for t in TOGGLES}))
+            a.caption(f"Edited from the preset ({len(edited)} weights changed" + "".join(
+                f"; its hard rule *{CONSTRAINT_LABEL[t]}* is off" + (" (still preferred by weight)" if points.get(
+                    _PREFERS.get(t, ""), 0) > 0 else "") for t in off) + ").")
             a.button("Reset to the preset", key="_sc_reset", on_click=apply_preset, icon=":material/restart_alt:")
     if sum(points.values()) <= 0:
         st.error("**Give at least one criterion some weight** to rank the offers.", icon=":material/error:")

@@ -27,7 +27,7 @@ from engine.tco import (
     monte_carlo,
     tornado,
 )
-from ui import offer_scope
+from ui import offer_scope, tco_words
 from ui.format import money
 from ui.scenario import DisplaySettings, TcoSection, get_scenario, update_scenario
 
@@ -299,8 +299,10 @@ def verdict(result: TcoResult, display: DisplaySettings, reserved_origin: str | 
     else:
         head += "."
     be = result.break_even_utilisation_fraction[Pair.ON_DEMAND_VS_OWNED.value]
-    if math.isfinite(be) and be <= 1:
+    if math.isfinite(be) and 0 < be < 1:
         detail = f"Over this horizon owning beats renting on demand above **{be:.0%}** utilisation."
+    elif be <= 0:
+        detail = "Over this horizon owning beats renting on demand at every utilisation."
     else:
         detail = "Over this horizon owning never beats renting on demand, even at 100 % utilisation."
     detail += (f" Per useful GPU-hour: on demand {money(result.cost_per_useful_gpu_hour_eur['on_demand'], display)}, "
@@ -310,6 +312,8 @@ def verdict(result: TcoResult, display: DisplaySettings, reserved_origin: str | 
     detail += " (each = its total ÷ the useful GPU-hours of the horizon)."
     notes = [resale_note(result)]
     notes.append(reserved_note(result, reserved_origin))
+    if "reserved" in result.available_options:  # every break-even in words where it lies outside (0, 1)
+        notes.append(tco_words.break_even_note(result))
     if inputs.rental_price_decline_fraction_per_year > 0:
         notes.append(f"Rental prices fall {inputs.rental_price_decline_fraction_per_year:.0%} a year: on demand averages "
                      f"{money(result.mean_on_demand_price_over_horizon_eur_per_gpu_hour, display)}/GPU-h over the horizon.")

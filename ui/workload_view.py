@@ -307,8 +307,9 @@ def _read(current: WorkloadSection, mode: str, scope: OfferScope | None = None,
             target_utilisation_fraction=ss["_wl_i_util_pct"] / 100.0,
         )
         tokens_per_day, latency_target_s = ss["_wl_i_tokens_day_m"] * 1e6, ss["_wl_i_latency_s"]
+    computed = current.computed_modes if mode == current.mode else tuple(sorted({*current.computed_modes, current.mode}))
     return WorkloadSection.model_validate(dict(
-        mode=mode, preset=preset, training=training, inference=inference, missing_fabric=ss["_wl_policy"],
+        mode=mode, computed_modes=computed, preset=preset, training=training, inference=inference, missing_fabric=ss["_wl_policy"],
         price_type=ss["_wl_price"], tokens_per_day=tokens_per_day, latency_target_s=latency_target_s, **reliability,
         scope=(scope or current.scope).model_dump(), residency=(residency or current.residency).model_dump(),
     ))
@@ -457,6 +458,8 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
             request_latency_s=r.request_latency_s, time_to_first_token_s=r.time_to_first_token_s,
             time_per_output_token_s=r.time_per_output_token_s, tokens_per_s_per_gpu=r.tokens_per_s_per_gpu,
             gpus_needed=replicas * tp, cost_eur_per_day=replicas * tp * 24.0 * o.price_eur_per_gpu_hour,
+            # what the client pays per million tokens: paid GPU-hours (whole replicas, 24 h) / tokens served
+            cost_eur_per_million_tokens_at_volume=replicas * tp * 24.0 * o.price_eur_per_gpu_hour / (s.tokens_per_day / 1e6),
             meets_latency_target=r.request_latency_s <= s.latency_target_s,
         )
         sort_by, ascending = ["meets_latency_target", "cost_eur"], [False, True]
@@ -644,7 +647,9 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
         text = (f"**Cheapest within the {target:g} s latency target:** {_name(cheap)} at **{money(cheap.cost_eur, display)} "
                 f"per million tokens** ({cheap.request_latency_s:.1f} s per request, {cheap.tensor_parallel_degree:.0f} "
                 f"GPU{'s' if cheap.tensor_parallel_degree > 1 else ''} per replica). {section.tokens_per_day / 1e6:,.0f}M tokens a day take "
-                f"{cheap.gpus_needed:,.0f} GPUs: **{money(cheap.cost_eur_per_day, display, 0)} per day**. ")
+                f"{cheap.gpus_needed:,.0f} GPUs: **{money(cheap.cost_eur_per_day, display, 0)} per day**, "
+                f"**{money(cheap.cost_eur_per_million_tokens_at_volume, display)} per million tokens at your volume** "
+                f"(paid GPU-hours ÷ tokens served; {money(cheap.cost_eur, display)} at {load_text(section)}). ")
     else:
         text = (f"**No offer meets the {target:g} s latency target at batch {section.inference.batch_size}:** lower the "
                 f"batch size or raise the target. Cheapest anyway: {_name(cheap)} at {money(cheap.cost_eur, display)} "
@@ -693,7 +698,8 @@ def _time_unit(hours: pd.Series) -> tuple[str, float]:
 def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySettings) -> tuple[pd.DataFrame, dict]:
     """The ranked offers for ``st.dataframe`` (costs in the display currency) and the column configuration."""
     sym = SYMBOL[display.currency]
-    eur_cols = ["cost_eur", "price_eur_per_gpu_hour"] + (["cost_eur_per_day"] if priced.mode == "inference" else [])
+    eur_cols = ["cost_eur", "price_eur_per_gpu_hour"] + (
+        ["cost_eur_per_day", "cost_eur_per_million_tokens_at_volume"] if priced.mode == "inference" else [])
     out = eur_columns_to_display(priced.ranked, eur_cols, display)
     out["defaults_used"] = out["defaults_used"].replace("", "—")
     common = {
@@ -738,7 +744,10 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
         }
     else:
         middle = {
-            "cost_eur": money_column("Per M tokens", display, "Cost per million generated tokens, at the utilisation set above"),
+            "cost_eur": money_column(f"Per M tokens, {load_text(section)}", display,
+                                     "Cost per million generated tokens, GPUs busy as set above (utilisation)"),
+            "cost_eur_per_million_tokens_at_volume": money_column(
+                "Per M tokens, your volume", display, "Paid GPU-hours ÷ tokens served at your tokens per day"),
             "cost_eur_per_day": st.column_config.NumberColumn("Per day", format=f"{sym}%,.0f",
                                                               help="Whole replicas for the tokens per day, 24 h each"),
             "gpus_needed": st.column_config.NumberColumn("GPUs", format="%d", help="Whole replicas x GPUs per replica"),
@@ -845,11 +854,22 @@ def headline_metrics(priced: Priced, section: WorkloadSection, display: DisplayS
                 ("Fastest job", _duration(ranked["time_hours"].min()), "Wall-clock time on the fastest offer"), count]
     within = ranked[ranked["meets_latency_target"]]
     best = within if len(within) else ranked
-    return [("Cheapest per million tokens", money(best["cost_eur"].iloc[0], display),
-             f"Among offers within the {section.latency_target_s:g} s latency target" if len(within) else "No offer meets the target"),
+    among = (f"the cheapest offer within the {section.latency_target_s:g} s latency target" if len(within)
+             else "the cheapest offer (none meets the latency target)")
+    return [(f"Per million tokens at {load_text(section)}", money(best["cost_eur"].iloc[0], display),
+             f"On {among}, its GPUs busy {section.inference.target_utilisation_fraction:.0%} of paid time"),
+            ("Per million tokens at your volume", money(best["cost_eur_per_million_tokens_at_volume"].iloc[0], display),
+             f"Paid GPU-hours ÷ tokens served: {section.tokens_per_day / 1e6:,.0f}M tokens a day on "
+             f"{best['gpus_needed'].iloc[0]:,.0f} GPUs (whole replicas, 24 h a day), on {among}"),
             ("Serving cost per day", money(best["cost_eur_per_day"].iloc[0], display, 0),
              f"{section.tokens_per_day / 1e6:,.0f}M tokens a day on the cheapest offer, whole replicas"),
             ("Lowest latency", f"{ranked['request_latency_s'].min():.2f} s", "Per request, first token plus all output tokens")]
+
+
+def load_text(section: WorkloadSection) -> str:
+    """'full load' at 100 % busy, else '60 % load'."""
+    u = section.inference.target_utilisation_fraction
+    return "full load" if u >= 1 else f"{u:.0%} load"
 
 
 def inference_caption(row: pd.Series) -> str:

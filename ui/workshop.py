@@ -227,11 +227,12 @@ def sync_url() -> None:
 def key_results(scenario: Scenario) -> dict[str, object]:
     """The headline numbers of every page for one scenario, keyed by :mod:`ui.labels` names (engine units:
     EUR, fractions), computed without drawing widgets. Format them with :func:`ui.labels.fmt`."""
-    from engine.tco import Pair, evaluate_tco
+    from engine.tco import evaluate_tco
     from ui.catalog import offers
     from ui.placement_view import solve
     from ui.scoring_view import monte_carlo, score
-    from ui.workload_view import price_workload
+    from ui.tco_words import key_break_even
+    from ui.workload_export import key_results as workload_key_results
 
     out: dict[str, object] = {}
     tco = evaluate_tco(scenario.tco.inputs)
@@ -243,21 +244,10 @@ def key_results(scenario: Scenario) -> dict[str, object]:
         out[f"tco_total_{option}_eur"] = tco.total_cost_eur[option]
     for option in tco.available_options:
         out[f"tco_{option}_eur_per_useful_gpu_hour"] = cost[option]
-    out["tco_break_even_utilisation_fraction"] = tco.break_even_utilisation_fraction[Pair.ON_DEMAND_VS_OWNED.value]
+    out["tco_break_even_utilisation_fraction"] = key_break_even(tco)  # words where there is none in (0, 1)
     out["tco_cheapest_option"] = tco.cheapest_option
     out["tco_payback_month"] = tco.break_even_month.get("owned_vs_on_demand", math.nan)
-    priced = price_workload(scenario.workload, scenario.display.usd_per_eur)
-    ranked = priced.ranked
-    if len(ranked):
-        best = ranked.iloc[0]
-        out["workload_cheapest_offer"] = str(best["label"])
-        if scenario.workload.mode == "training":
-            out["workload_cost_eur_per_job"] = float(best["cost_eur"])
-            out["workload_time_hours"] = float(best["time_hours"])
-        else:
-            out["workload_cost_eur_per_million_tokens"] = float(best.get("cost_eur_per_million_tokens", math.nan))
-    else:
-        out["workload_cheapest_offer"] = None
+    out.update(workload_key_results(scenario))  # every computed mode, each in its own units
     solved = solve(scenario.placement, offers(None, scenario.display.usd_per_eur), scenario.display.usd_per_eur)
     if solved.plan is not None:
         out["placement_plan_eur_per_month"] = float(solved.plan.total_cost_eur_per_month)

@@ -24,9 +24,15 @@ class Preset:
     def weights(self) -> Weights:
         return Weights(values=dict(self.weight_points))
 
+    def not_in_force(self, constraints: Constraints) -> tuple[str, ...]:
+        """The preset's switched-on hard constraints that ``constraints`` leaves off (e.g. relaxed by a brief)."""
+        return tuple(name for name in self.constraints.active() if name not in constraints.active())
+
 
 #: The four presets of the issue. Weights are points out of 100 (judgements, shown to the user and
-#: editable); constraints encode what the scenario cannot compromise on.
+#: editable); constraints encode what the scenario cannot compromise on. Where a client brief relaxes a hard
+#: constraint (the page applies the brief's), the weights still carry the description: "Regulated enterprise"
+#: weights the parent jurisdiction (issue #27.11; tests/engine/test_presets.py checks every description).
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -69,7 +75,7 @@ PRESETS: dict[str, Preset] = {
             {
                 "allowed_downtime_hours_per_year": 20, "performance_sla_score": 10, "support_score": 20,
                 "verification_score": 10, "data_age_days": 10, "price_eur_per_gpu_hour": 15,
-                "min_commitment_months": 5, "memory_bandwidth_tbps": 5, "intra_node_score": 5,
+                "min_commitment_months": 5, "jurisdiction_score": 10,
             },
             Constraints(eu_resident_only=True, eu_jurisdiction_only=True),
         ),

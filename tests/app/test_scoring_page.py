@@ -6,6 +6,7 @@ scope (GPU class, memory per GPU, price outliers: ui.offer_scope) unless a test 
 """
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -336,3 +337,11 @@ def test_the_verdict_warns_when_the_winner_is_stale(scoring, catalog_path):
     assert ("The #1's price is stale" in verdict) == bool(stale[expected.top])
     in_order = [expected.ids[i] for i in expected.order]
     assert (ranking(scoring)["Flags"].str.contains("stale price") == stale.loc[in_order].to_numpy()).all()
+
+
+def test_the_default_page_says_which_rule_of_the_preset_the_brief_switches_off(scoring):
+    """#27.11: "Regulated enterprise" promises EU-controlled providers; the default brief only prefers an EU parent,
+    so the page says the preset's EU-parent rule is off and that its weights still prefer EU parents."""
+    captions = " ".join(c.value for c in scoring.caption)
+    assert "EU-controlled providers" in captions
+    assert re.search(r"hard rule \*EU-controlled provider[^*]*\* is off \(still preferred by weight\)", captions, re.I), captions

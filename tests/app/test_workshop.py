@@ -116,11 +116,11 @@ def test_excel_workbook_reads_back(store):
 
     data = excel_workbook(store, Scenario(), client="ACME Bank", scenario_name="Baseline")
     wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
-    assert {"Summary", "TCO inputs", "TCO results", "Workload results", "Scoring ranking", "Scoring stability",
+    assert {"Summary", "TCO inputs", "TCO results", "Workload results, training", "Scoring ranking", "Scoring stability",
             "Placement plan", "Catalog rows used"} <= set(wb.sheetnames)
     summary = {r[0]: r[1] for r in wb["Summary"].iter_rows(values_only=True)}
     assert summary["Client"] == "ACME Bank" and summary["Scenario"] == "Baseline"
-    stop = summary["Owning cheaper than on demand if you stop after"]
+    stop = summary["If you stop after this month and the hardware resells at book value, owning is cheaper than on demand"]
     assert stop.startswith("month ") and "." not in stop
     tco_inputs = list(wb["TCO inputs"].iter_rows(values_only=True))
     assert tco_inputs[0] == ("Input", "Value", "Unit", "Source")
@@ -154,7 +154,7 @@ def test_pdf_report_shows_the_client_header_scoring_and_placement(store):
     first = " ".join(seen[1].split())
     assert "ACME Bank" in first and "Baseline 2027" in first and "Catalog version" in first
     assert re.search(r"\d{4}-\d{2}-\d{2}", first)  # the date
-    assert "Owning cheaper than on demand" in first and re.search(r"month \d+\b", first) and ".000" not in first
+    assert "resells at book value" in first and re.search(r"month \d+\b", first) and ".000" not in first
     assert re.search(r"€\d+\.\d\d/GPU-h", first)  # a money value with its unit
     assert "Provider scoring" in seen[where["Provider scoring"]]
     assert "Hybrid placement" in seen[where["Hybrid placement"]]
