@@ -399,7 +399,7 @@ def _placement_html(scenario: Scenario, catalog: pd.DataFrame) -> tuple[str, lis
     solved = solve(scenario.placement, catalog, d.usd_per_eur)
     parts = ["<h2>Hybrid placement</h2>"]
     if solved.plan is None:
-        return "".join(parts) + f"<p>{_md(infeasible_message(solved.problems))}</p>", []
+        return "".join(parts) + f"<p>{_md(infeasible_message(solved.problems, solved.too_large))}</p>", []
     parts.append(f"<p>{_md(summary(solved, scenario.placement, d))}</p>")
     frames = _placement_frames(scenario, catalog)
     plan = frames["Placement plan"].drop(columns=["Reason"], errors="ignore")

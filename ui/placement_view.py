@@ -24,8 +24,10 @@ from engine.outliers import flag_column
 from engine.placement import (
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
     HOURS_PER_WEEK,
+    MAX_WORKLOAD_GPUS,
     PlacementInfeasibleError,
     PlacementPlan,
+    PlacementTooLargeError,
     Workload,
     WorkloadKind,
     baseline_all_on_demand,
@@ -39,50 +41,14 @@ from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
 from ui.catalog import catalog_key
 from ui.format import SYMBOL, money, plain
-from ui.scenario import DisplaySettings, PlacementSection, get_scenario, update_scenario
-
-
-class Example(NamedTuple):
-    label: str
-    story: str
-    workloads: tuple[Workload, ...]
-
-
-def _w(name: str, kind: str, mean: float, peak: float, **rules) -> Workload:
-    return Workload(name=name, kind=kind, mean_gpus=mean, peak_gpus=peak, **rules)
-
-
-#: Example portfolios to start from. Sizes and patterns are illustrative assumptions, not data.
-EXAMPLES: dict[str, Example] = {
-    "EU fintech": Example(
-        "EU fintech: sensitive inference + training + dev",
-        "A payments company: fraud scoring on customer data (EU data centre and EU-owned provider, served to "
-        "users in Europe), risk models trained on customer data (EU data centre), research on anonymised data "
-        "(may run anywhere) and developer notebooks.",
-        (_w("fraud-scoring-api", "inference", 4, 6, busy_hours_per_day=16, first_busy_hour=6, gpu_model="H100",
-            may_leave_eu=False, eu_jurisdiction_required=True, latency_sensitive=True),
-         _w("risk-model-training", "training", 10, 16, busy_hours_per_day=12, busy_days_per_week=5, gpu_model="H100",
-            may_leave_eu=False, spot_allowed=True),
-         _w("research-anonymised", "training", 10, 12, busy_hours_per_day=16, gpu_model="H100"),
-         _w("dev-notebooks", "development", 2, 6, busy_hours_per_day=10, busy_days_per_week=5, gpu_model="L40S"))),
-    "AI start-up": Example(
-        "AI start-up: bursty training + inference",
-        "A start-up serving a chat model around the clock, running 64-GPU pre-training bursts two days a week "
-        "(InfiniBand) and checkpointed fine-tuning that tolerates spot interruptions.",
-        (_w("chat-inference", "inference", 14, 16, busy_hours_per_day=14, first_busy_hour=7, gpu_model="H100"),
-         _w("pretraining-runs", "training", 24, 64, busy_days_per_week=2, gpu_model="H100", needs_infiniband=True),
-         _w("fine-tuning", "training", 4, 8, busy_hours_per_day=12, busy_days_per_week=5, gpu_model="A100-80GB",
-            spot_allowed=True))),
-    "Research lab": Example(
-        "Research lab: shared cluster + students + clinical data",
-        "A university lab: a shared training queue busy on weekdays (checkpointed, spot is fine), student "
-        "development during teaching hours, and analysis of clinical data that must stay in the EU.",
-        (_w("shared-cluster-jobs", "training", 24, 32, busy_days_per_week=5, gpu_model="A100-80GB", spot_allowed=True),
-         _w("student-dev", "development", 3, 10, busy_hours_per_day=8, busy_days_per_week=5, first_busy_hour=9,
-            gpu_model="L4"),
-         _w("clinical-analysis", "training", 4, 8, busy_hours_per_day=12, busy_days_per_week=5,
-            gpu_model="A100-80GB", may_leave_eu=False))),
-}
+from ui.placement_examples import EXAMPLES
+from ui.scenario import (
+    MAX_VENUE_CAPACITY_GPUS,
+    DisplaySettings,
+    PlacementSection,
+    get_scenario,
+    update_scenario,
+)
 
 #: Grid columns: Workload field -> label. The frame keeps the field names (tests edit them by name).
 COLUMNS = {
@@ -195,7 +161,7 @@ def _init_widgets(section: PlacementSection) -> None:
 
 def _grid_config(gpu_models: list[str]) -> dict:
     cc = st.column_config
-    n = dict(min_value=0.0, max_value=10_000.0, step=0.5, format="%g")
+    n = dict(min_value=0.0, max_value=float(MAX_WORKLOAD_GPUS), step=0.5, format="%g")
     config = {
         "name": cc.TextColumn(COLUMNS["name"], required=True, max_chars=60, width=165),
         "kind": cc.SelectboxColumn(COLUMNS["kind"], options=[k.value for k in WorkloadKind], default="training",
@@ -283,7 +249,7 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
                                          "Venue (catalog offer)", options=catalog["offer_id"].tolist(), required=True,
                                          width="large", format_func=venue_labels(catalog).get),
                                      "capacity_gpus": st.column_config.NumberColumn(
-                                         "Most GPUs to commit", min_value=0, max_value=100_000, step=1, required=True)})
+                                         "Most GPUs to commit", min_value=0, max_value=MAX_VENUE_CAPACITY_GPUS, step=1, required=True)})
         st.form_submit_button("Update the plan", type="primary", icon=":material/refresh:", key="_pl_submit")
     workloads, problems = rows_to_workloads(edited)
     capacity = {str(r.offer_id): float(r.capacity_gpus) for r in cap.itertuples()
@@ -325,6 +291,7 @@ class Solved(NamedTuple):
     n_outside_rules: int = 0  # catalog offers the client-wide rules leave out
     n_outlier_prices: int = 0  # flagged prices not used
     estimate_source: dict = {}  # offer_id -> "Epoch AI discount" / "your assumed discount" for estimated rates
+    too_large: bool = False  # over the engine's work budget (problems says why): nothing was solved
 
 
 def venue_frame(catalog: pd.DataFrame, scope: OfferScope, residency) -> tuple[pd.DataFrame, int, int]:
@@ -343,8 +310,15 @@ def venue_frame(catalog: pd.DataFrame, scope: OfferScope, residency) -> tuple[pd
 
 @st.cache_data(ttl=600, max_entries=64, show_spinner="Placing the portfolio…")
 def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, settings_json: str) -> Solved:
-    s = PlacementSection.model_validate_json(settings_json)
     workloads = tuple(PlacementSection.model_validate_json(workloads_json).workloads)
+    try:
+        return _solve_all(_catalog, workloads, PlacementSection.model_validate_json(settings_json))
+    except PlacementTooLargeError as exc:  # the engine's work budget, checked before it builds anything
+        return Solved(workloads, None, (str(exc),), None, None, None, np.zeros((len(workloads), HOURS_PER_WEEK)),
+                      np.asarray(FACTORS), pd.DataFrame(), 0, too_large=True)
+
+
+def _solve_all(_catalog: pd.DataFrame, workloads: tuple[Workload, ...], s: PlacementSection) -> Solved:
     frame, n_out, n_outliers = venue_frame(_catalog, s.scope, s.residency)
     # Marketplace hosts sell no commitment: their missing reserved rate is never estimated from a discount.
     market = frame.loc[is_marketplace(frame), "offer_id"].tolist()
@@ -557,7 +531,9 @@ def sensitivity_note(solved: Solved, display: DisplaySettings) -> str:
             "a rise and costs more than needed after a fall.")
 
 
-def infeasible_message(problems: tuple[str, ...]) -> str:
+def infeasible_message(problems: tuple[str, ...], too_large: bool = False) -> str:
+    if too_large:
+        return f"**Nothing was planned.** {plain(' '.join(problems))}"
     items = "\n".join(f"- {p}" for p in problems)
     return (f"**This portfolio cannot be placed on the catalog's offers.**\n\n{items}\n\nRelax the named requirement "
             "in the grid (or raise a venue capacity in the settings) and update the plan.")

@@ -12,7 +12,7 @@ import streamlit as st
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.money import DEFAULT_USD_PER_EUR
-from engine.placement import Workload
+from engine.placement import PlacementTooLargeError, Workload, check_portfolio_size
 from engine.scope import OfferScope, Residency, WorkloadFit
 from engine.scoring import CRITERION_NAMES, PRESETS, Constraints
 from engine.tco import TcoInputs
@@ -25,6 +25,10 @@ MAX_WORKLOADS = 100
 MAX_VENUE_CAPACITIES = 500
 MAX_GROUP_VOTES = 50
 MAX_NAME_CHARS = 120
+#: Most GPUs the portfolio may commit at one venue (the Placement page's capacity grid uses the same maximum).
+MAX_VENUE_CAPACITY_GPUS = 100_000
+#: Hours of demand a placement request plans (one year, as the page does).
+PLACEMENT_HOURS = 8760
 
 
 class DisplaySettings(BaseModel):
@@ -217,7 +221,7 @@ class ScoringSection(BaseModel):
 
 class PlacementSection(BaseModel):
     """Placement page: the workload portfolio and the venue settings. ``example`` names one of the page's
-    example portfolios (ui.placement_view.EXAMPLES); an unknown name falls back to the first one."""
+    example portfolios (ui.placement_examples.EXAMPLES); an unknown name falls back to the first one."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -244,6 +248,10 @@ class PlacementSection(BaseModel):
             raise ValueError(f"workload names are at most {MAX_NAME_CHARS} characters")
         if len(set(names)) != len(names):
             raise ValueError("workload names must be unique")
+        try:  # the engine's work budget (issue #28): at most MAX_PORTFOLIO_CELLS workloads x largest peak
+            check_portfolio_size(workloads, PLACEMENT_HOURS)
+        except PlacementTooLargeError as exc:
+            raise ValueError(str(exc)) from None
         return workloads
 
     @field_validator("capacity_gpus")
@@ -251,8 +259,8 @@ class PlacementSection(BaseModel):
     def _non_negative(cls, capacity: dict[str, float]) -> dict[str, float]:
         if len(capacity) > MAX_VENUE_CAPACITIES:
             raise ValueError(f"at most {MAX_VENUE_CAPACITIES} venue capacities")
-        if any(not v >= 0 for v in capacity.values()):
-            raise ValueError("venue capacities must be >= 0 GPUs")
+        if any(not 0 <= v <= MAX_VENUE_CAPACITY_GPUS for v in capacity.values()):
+            raise ValueError(f"venue capacities must be between 0 and {MAX_VENUE_CAPACITY_GPUS:,} GPUs")
         return capacity
 
 

@@ -52,6 +52,10 @@ Conventions (see :mod:`engine`)
   profile repeats. Hour 0 of a profile is Monday 00:00.
 * Unknown facts count against sensitive work: an unknown data-centre location is *not* EU; an unknown
   capacity is unlimited; an unknown minimum commitment (catalog ``"unknown"``) is taken as none.
+* Work budget: one request plans at most :data:`MAX_WORKLOAD_GPUS` GPUs per workload,
+  :data:`MAX_PORTFOLIO_CELLS` workloads x largest peak and :data:`MAX_LEVEL_COLUMNS` capacity-level columns;
+  a larger portfolio raises :class:`PlacementTooLargeError` before anything of its size is built
+  (:mod:`engine.placement.budget`).
 * Ties go to *fewer* committed GPUs: when the ``k``-th GPU exactly breaks even, it is not committed
   (same cost, less lock-in); ``ties="more"`` gives the other end of the tie.
 
@@ -71,6 +75,11 @@ References
 """
 
 from engine.assumptions import Assumption
+from engine.placement.budget import (
+    PlacementTooLargeError,
+    check_level_columns,
+    check_portfolio_size,
+)
 from engine.placement.commitment import (
     commitment_cost_eur,
     committed_utilisation_fraction,
@@ -83,7 +92,11 @@ from engine.placement.defaults import (
     DEFAULT_ASSUMPTIONS,
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
     HOURS_PER_WEEK,
+    MAX_DEMAND_CELLS,
+    MAX_LEVEL_COLUMNS,
+    MAX_PORTFOLIO_CELLS,
     MAX_SERIES_HOURS,
+    MAX_WORKLOAD_GPUS,
     PlacementAssumptions,
 )
 from engine.placement.demand import (
@@ -114,6 +127,10 @@ from engine.placement.venues import (
 __all__ = [
     "HOURS_PER_WEEK",
     "MAX_SERIES_HOURS",
+    "MAX_WORKLOAD_GPUS",
+    "MAX_PORTFOLIO_CELLS",
+    "MAX_DEMAND_CELLS",
+    "MAX_LEVEL_COLUMNS",
     "EPOCH_COMMITMENT_DISCOUNT_FRACTION",
     "COMMITMENT_REQUIRED",
     "DEFAULT_ASSUMPTIONS",
@@ -126,6 +143,9 @@ __all__ = [
     "PlacementPlan",
     "PriceSensitivity",
     "PlacementInfeasibleError",
+    "PlacementTooLargeError",
+    "check_portfolio_size",
+    "check_level_columns",
     "demand_profile_gpus",
     "demand_profiles_gpus",
     "overflow_gpu_hours",

@@ -16,6 +16,18 @@ HOURS_PER_WEEK = 168
 #: Longest uploaded demand series: a leap year [h].
 MAX_SERIES_HOURS = 8784
 
+# -- Work budget of one request (engine.placement.budget; issue #28): measured on the 2-core reference machine,
+# the Placement page at these limits (13 solves: plan, two baselines, sensitivity) takes a few seconds and a
+# few hundred MB (README, security model).
+#: Most GPUs one workload may use in any hour (mean, peak, uploaded series) [GPU]; the page grid's maximum.
+MAX_WORKLOAD_GPUS = 10_000
+#: Most workloads x largest peak [GPU]: the duration curves hold one column per GPU level for every workload.
+MAX_PORTFOLIO_CELLS = 250_000
+#: Most workloads x demand hours (the hourly profiles) [h].
+MAX_DEMAND_CELLS = 100 * MAX_SERIES_HOURS
+#: Most capacity-level LP columns of one solve (one per GPU level per workload at each capacity-limited venue).
+MAX_LEVEL_COLUMNS = 50_000
+
 #: Commitment discount vs on demand by catalog ``provider_id`` and term in years [-]:
 #: Epoch AI ``constants.py`` ``DEFAULT_CUD`` (AWS 41 % / 64 %, Google Cloud 37 % / 56 %, Azure 25 % / 49 %,
 #: Lambda 34 % / 56 %). Reserved rate = on-demand rate x (1 - discount); r/o = 1 - discount.

@@ -12,7 +12,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.placement.defaults import HOURS_PER_WEEK, MAX_SERIES_HOURS
+from engine.placement.defaults import HOURS_PER_WEEK, MAX_SERIES_HOURS, MAX_WORKLOAD_GPUS
 from engine.tco import HOURS_PER_YEAR
 
 
@@ -24,14 +24,15 @@ class WorkloadKind(enum.StrEnum):
     DEVELOPMENT = "development"
 
 
-_NonNegGpus = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+_NonNegGpus = Annotated[float, Field(ge=0, le=MAX_WORKLOAD_GPUS, allow_inf_nan=False)]
 
 
 class Workload(BaseModel):
     """One workload of the portfolio: demand profile, GPU class and placement rules.
 
     Give the demand either as ``mean_gpus`` + ``peak_gpus`` with a busy-hours pattern, or as an uploaded
-    ``hourly_demand_gpus`` series of one week to one (leap) year; see :func:`demand_profile_gpus`.
+    ``hourly_demand_gpus`` series of one week to one (leap) year; see :func:`demand_profile_gpus`. No hour
+    may need more than :data:`MAX_WORKLOAD_GPUS` (the work budget of a request, :mod:`engine.placement.budget`).
 
     Examples
     --------
@@ -51,8 +52,10 @@ class Workload(BaseModel):
     name: str = Field(min_length=1, description="Label shown in the plan.")
     kind: WorkloadKind = Field(WorkloadKind.TRAINING, description="training / inference / development.")
     # -- demand: pattern ---------------------------------------------------------------------------------
-    mean_gpus: float | None = Field(None, ge=0, allow_inf_nan=False, description="Average GPUs in use [GPU].")
-    peak_gpus: float | None = Field(None, gt=0, allow_inf_nan=False, description="GPUs in use in busy hours [GPU].")
+    mean_gpus: float | None = Field(None, ge=0, le=MAX_WORKLOAD_GPUS, allow_inf_nan=False,
+                                    description="Average GPUs in use [GPU].")
+    peak_gpus: float | None = Field(None, gt=0, le=MAX_WORKLOAD_GPUS, allow_inf_nan=False,
+                                    description="GPUs in use in busy hours [GPU].")
     busy_hours_per_day: int = Field(24, ge=1, le=24, description="Length of the daily busy window [h].")
     busy_days_per_week: int = Field(7, ge=1, le=7, description="Busy days per week, Monday first [d].")
     first_busy_hour: int = Field(8, ge=0, le=23, description="Hour of day the busy window starts [h]; wraps.")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.placement.budget import check_portfolio_size
 from engine.placement.commitment import _duration_curve
 from engine.placement.defaults import DEFAULT_ASSUMPTIONS, PlacementAssumptions
 from engine.placement.demand import Workload, demand_profiles_gpus
@@ -152,6 +153,7 @@ def _prepare(workloads: Sequence[Workload], venues: Venues, hours: int, assumpti
     names = [w.name for w in workloads]
     if len(set(names)) != len(names):
         raise ValueError("workload names must be unique")
+    check_portfolio_size(workloads, hours, demand)  # before anything of the portfolio's size is built
     d = demand_profiles_gpus(workloads, hours) if demand is None else demand
     f, covered, k_row = _duration_curve(d) if len(workloads) else (
         np.zeros((0, 1)), np.zeros((0, 0)), np.zeros(0, dtype=np.int64))

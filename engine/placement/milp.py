@@ -14,6 +14,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from engine.placement.budget import check_level_columns
 from engine.placement.commitment import _commit_count
 from engine.placement.eligibility import PlacementInfeasibleError, _Prepared
 from engine.tco import HOURS_PER_MONTH
@@ -136,6 +137,7 @@ def _build(p: _Prepared, opts: _Options, mode: str, fallback_eur_per_month: np.n
     levels = np.where(leveled, opts.ub - opts.lb, 0).astype(np.int64)
     z_start = np.concatenate([[0], np.cumsum(levels)])
     n_z = int(z_start[-1])
+    check_level_columns(n_z)  # before the columns are built
     z_o = np.repeat(np.arange(n_o), levels)
     z_j = np.arange(n_z) - z_start[z_o] + base[z_o]  # GPU level (0-based) of each z column
     # covered GPU-hours per level, padded with zeros beyond the peak; prefix sums for the base block
