@@ -13,6 +13,7 @@ from engine import parallelism, power
 from engine.assumptions import Assumption
 from engine.fast import fill_missing_nonnegative, first_reason_codes
 from engine.network import IntraNodeKind
+from engine.workload import layout
 from engine.workload.common import (
     _check_policy,
     _context,
@@ -20,7 +21,6 @@ from engine.workload.common import (
     _missing_code,
     _peak_tflops,
 )
-from engine.workload import layout
 from engine.workload.inputs import (
     BASE_WEIGHT_BYTES,
     DEFAULT_ASSUMPTIONS,
@@ -29,8 +29,8 @@ from engine.workload.inputs import (
     TrainingJob,
 )
 from engine.workload.offers import OfferArrays
-from engine.workload.stacks import TRAINING_STACK_SPECS
 from engine.workload.results import Bound, ExclusionReason, LayoutChoice, TrainingResult
+from engine.workload.stacks import TRAINING_STACK_SPECS
 
 # --------------------------------------------------------------------------------------------------
 # Library helpers: MFU from a measurement, per-token figures
@@ -204,7 +204,9 @@ def search_layouts(job: TrainingJob, offers: OfferArrays, assumptions: EngineAss
     any_mem = model.fits_memory.any(axis=1) if cands.size else np.zeros(first.size, dtype=bool)
     chosen = layout.gathered(model, best)
     runner = layout.gathered(model, second)
-    expand = (lambda m: layout.StepModel(*(np.asarray(x)[inverse] for x in m)))
+    def expand(model: layout.StepModel) -> layout.StepModel:
+        return layout.StepModel(*(np.asarray(x)[inverse] for x in model))
+
     return expand(chosen), expand(runner), any_fit[inverse], any_mem[inverse]
 
 
@@ -281,7 +283,6 @@ def price_training(
         e_tp, e_cp, e_pp, e_dp = best.e_tp, best.e_cp, best.e_pp, best.e_dp
         r = best.flop_factor
         m = best.micro_batches
-        k = dp * cp
 
         mk = o.masks
         gpn_missing = mk.gpus_per_node_missing
