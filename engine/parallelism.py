@@ -54,11 +54,6 @@ RECOMPUTE_MODES: tuple[str, ...] = ("auto", "none", "selective", "full")
 ACTIVATION_BYTES_SELECTIVE = 34.0
 ACTIVATION_BYTES_FULL = 2.0
 
-#: TP and PP degrees tried by :func:`choose_layout` when the job leaves them open.
-_TP_CHOICES = (1, 2, 4, 8)
-_PP_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128)
-
-
 def micro_batches(global_batch_sequences: npt.ArrayLike, dp: npt.ArrayLike, micro_batch_sequences: float = 1.0
                   ) -> np.ndarray:
     """Micro-batches each pipeline runs per optimizer step, ``B_seq / (DP b)`` [-].
@@ -114,73 +109,6 @@ def memory_per_gpu_bytes(
     state = state_bytes_per_param * n_params / shard
     act = activation_bytes * seq_tokens * micro_batch_sequences * d_model * n_layers / (tp * cp)
     return state + act
-
-
-def layout_candidates(n_gpus: int, cp: int = 1, tp: int | None = None, pp: int | None = None,
-                      dp: int | None = None) -> list[tuple[int, int]]:
-    """(TP, PP) pairs to try, smallest TP x PP first and TP before PP, honouring the degrees the job fixes.
-
-    Examples
-    --------
-    >>> layout_candidates(64)[:5]
-    [(1, 1), (2, 1), (1, 2), (4, 1), (2, 2)]
-    >>> layout_candidates(64, tp=8, dp=2)
-    [(8, 4)]
-    """
-    ts = [tp] if tp is not None else list(_TP_CHOICES)
-    out = []
-    for t in ts:
-        if dp is not None:
-            if n_gpus % (t * cp * dp):
-                continue
-            ps = [n_gpus // (t * cp * dp)]
-        else:
-            ps = [pp] if pp is not None else list(_PP_CHOICES)
-        out += [(t, p) for p in ps if p >= 1 and n_gpus % (t * p * cp) == 0]
-    return sorted(set(out), key=lambda x: (x[0] * x[1], -x[0]))
-
-
-def choose_layout(
-    n_gpus: int, memory_bytes: float, gpus_per_node: float, n_params: float, state_bytes_per_param: float,
-    is_state_sharded: bool, seq_tokens: float, micro_batch_sequences: float, d_model: float, n_layers: float,
-    global_batch_sequences: float, cp: int = 1, tp: int | None = None, pp: int | None = None, dp: int | None = None,
-    recompute: str = "auto",
-) -> tuple[int, int, bool] | None:
-    """(TP, PP, full recomputation) of the smallest layout that fits one GPU's memory, or None.
-
-    The rule of Narayanan et al. (Takeaways #1-#2): the smallest model-parallel size that fits, tensor parallelism
-    up to the GPUs of one node, pipeline parallelism across nodes, data parallelism for the rest. A candidate must
-    divide the GPUs, leave every data-parallel replica a micro-batch and keep TP within the node (``gpus_per_node``
-    NaN or negative = not known: not checked here, the caller excludes or assumes). With ``recompute="auto"`` a
-    layout that fits with selective recomputation wins; otherwise the smallest that fits with full recomputation.
-
-    Examples
-    --------
-    70B on 64 H100-80GB (8 per node), state sharded, 4K sequences, 512 sequences per step: TP 2 is the smallest
-    model-parallel size whose activations fit (17.5 GB state + 46 GB activations); 40 GB needs TP 8.
-
-    >>> choose_layout(64, 80e9, 8, 70e9, 16, True, 4096, 1, 8192, 80, 512)
-    (2, 1, False)
-    >>> choose_layout(64, 40e9, 8, 70e9, 16, True, 4096, 1, 8192, 80, 512)
-    (8, 1, False)
-    >>> choose_layout(64, 10e9, 8, 70e9, 16, True, 4096, 1, 8192, 80, 512) is None  # does not fit anywhere
-    True
-    """
-    modes = {"auto": ("selective", "full"), "none": ("selective",), "selective": ("selective",), "full": ("full",)}
-    candidates = layout_candidates(n_gpus, cp, tp, pp, dp)
-    for mode in modes[recompute]:
-        factor = activation_factor(mode)
-        for t, p in candidates:
-            d = n_gpus // (t * p * cp)
-            if global_batch_sequences < d * micro_batch_sequences or p > n_layers:
-                continue
-            if gpus_per_node > 0 and t > gpus_per_node:
-                continue
-            need = float(memory_per_gpu_bytes(n_params, state_bytes_per_param, is_state_sharded, t, p, cp, d,
-                                              seq_tokens, micro_batch_sequences, d_model, n_layers, factor))
-            if need <= memory_bytes:
-                return t, p, mode == "full"
-    return None
 
 
 def recompute_flop_factor(mode_full: npt.ArrayLike, seq_tokens: float, d_model: float, n_params: float,
