@@ -15,6 +15,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from ui import offer_scope
+from ui.format import plain
 from ui.scenario import GPU_CLASSES, ClientBrief, Scenario, get_scenario, update_scenario
 
 #: Widget keys of each page that the brief sets (the page's own widget keys).
@@ -33,7 +34,7 @@ class Difference:
 
 
 def summary(brief: ClientBrief) -> str:
-    """One line: what the client asked for."""
+    """One line of Markdown: what the client asked for (the certification names as typed, through :func:`plain`)."""
     parts = [brief.gpu_class]
     if brief.model_params_billion:
         parts.append(f"{brief.model_params_billion:g}B model")
@@ -45,7 +46,7 @@ def summary(brief: ClientBrief) -> str:
     if brief.eu_legal_seat_only:
         parts.append("EU legal seat")
     if brief.required_certifications:
-        parts.append(" + ".join(brief.required_certifications))
+        parts.append(" + ".join(plain(c) for c in brief.required_certifications))
     return " · ".join(parts)
 
 
@@ -237,7 +238,7 @@ def draw_banner(page: str, differences: list[Difference]) -> None:
         if not differences:
             st.caption(f"**Client brief:** {summary(brief)} · this page follows it.")
             return
-        changed = "; ".join(f"{d.label} {d.page_value} (brief: {d.brief_value})" for d in differences)
+        changed = "; ".join(f"{d.label} {plain(d.page_value)} (brief: {plain(d.brief_value)})" for d in differences)
         left, right = st.columns([5, 1])
         left.caption(f"**Client brief:** {summary(brief)}  \n**This page differs:** {changed}")
         right.button("Use the brief here", key=f"brief_apply_{page}", on_click=use_brief, kwargs={"pages": (page,)})

@@ -48,12 +48,14 @@ def header(store: CatalogStore, scenario: Scenario, client: str = "", name: str 
     """(item, value) lines heading both exports."""
     meta = store.meta()
     display = scenario.display
+    # the DuckDB file's name; a PostgreSQL catalog is "the catalog database" (never its URL, host or name)
+    where = store.path.name if isinstance(store, CatalogStore) else store.location
     return [
         ("Client", client or "not named"),
         ("Scenario", name or "unnamed scenario"),
         ("Date", f"{today or dt.date.today():%Y-%m-%d}"),
         ("Catalog version", f"data version {meta.get('data_version', '?')}, built {str(meta.get('built_at', '?'))[:10]} "
-                            f"({store.path.name})"),
+                            f"({where})"),
         ("Currency", f"{display.currency}; USD prices converted at {display.usd_per_eur:.4f} USD per EUR"),
     ]
 

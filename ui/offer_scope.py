@@ -29,6 +29,7 @@ from engine.adapters import outlier_in
 from engine.outliers import MODIFIED_Z_CUTOFF, PRICE_TYPES, RATIO_CUTOFF
 from engine.scope import FIT_USES, OfferScope, Residency, WorkloadFit
 from engine.scoring import Constraints, apply_constraints
+from ui.format import plain
 from ui.scenario import ClientBrief, Scenario
 
 #: Scenario sections that carry an offer scope.
@@ -152,11 +153,14 @@ def filter_offers(frame: pd.DataFrame, constraints: Constraints,
 # --------------------------------------------------------------------------------------------------
 
 
-def scope_summary(scope: OfferScope, residency: Residency | None = None) -> str:
-    """'H100 only · at least 70 GB per GPU (a 70B model, ...) · EU/EEA data centre only'."""
+def scope_summary(scope: OfferScope, residency: Residency | None = None, *, markdown: bool = True) -> str:
+    """'H100 only · at least 70 GB per GPU (a 70B model, ...) · EU/EEA data centre only'. With ``markdown`` (for
+    st.markdown and captions) the GPU models and certification names, which a link can carry, go through
+    :func:`ui.format.plain`; ``markdown=False`` for a table cell."""
+    text = plain if markdown else str
     parts = []
     if scope.gpu_models:
-        parts.append(" or ".join(scope.gpu_models) + " only")
+        parts.append(" or ".join(text(m) for m in scope.gpu_models) + " only")
     floor = scope.memory_floor_gb()
     if floor is not None:
         why = f" ({scope.fit.describe()})" if scope.fit and floor == scope.fit.need_gb_per_gpu() else " (your minimum)"
@@ -165,7 +169,7 @@ def scope_summary(scope: OfferScope, residency: Residency | None = None) -> str:
         parts += [RESIDENCY_LABEL[k] for k in ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only")
                   if getattr(residency, k)]
         if residency.required_certifications:
-            parts.append("certified " + ", ".join(residency.required_certifications))
+            parts.append("certified " + ", ".join(text(c) for c in residency.required_certifications))
     parts.append("price outliers included" if scope.include_price_outliers else "price outliers left out")
     return " · ".join(parts)
 

@@ -459,7 +459,7 @@ def summary(solved: Solved, section: PlacementSection, display: DisplaySettings)
              if od > 0.5 else " Running every workload on demand would cost the same")
     dp, dp_pct = savings(plan, solved.dedicated)
     text += (f" and {money(dp, display, 0)} ({dp_pct:.0%}) less than dedicated capacity sized for each peak."
-             if dp == dp else f". The dedicated-for-peak baseline is not possible: {solved.dedicated_problem}.")
+             if dp == dp else f". The dedicated-for-peak baseline is not possible: {plain(solved.dedicated_problem)}.")
     sensitive = [w.name for w in solved.workloads if w.is_sensitive or w.latency_sensitive]
     if sensitive:
         text += f" {len(sensitive)} of {n} workloads are restricted to EU venues ({plain(', '.join(sensitive))})."
@@ -509,7 +509,7 @@ def plan_warnings(solved: Solved, section: PlacementSection, catalog: pd.DataFra
               if is_marketplace(rows.loc[[pl.committed_venue_id]].reset_index())[0]]
     if market:
         out.append("**Commitment on a marketplace offer:** " + ", ".join(
-            f"{pl.workload} commits {pl.committed_gpus} GPUs on {venue_labels(catalog)[pl.committed_venue_id]}"
+            f"{plain(pl.workload)} commits {pl.committed_gpus} GPUs on {venue_labels(catalog)[pl.committed_venue_id]}"
             for pl in market) + ". Third-party hosts set hourly prices and can leave the marketplace: a multi-year "
             "commitment there is not something the catalog's source offers. Check before relying on it.")
     if section.scope.include_price_outliers and "price_outlier" in rows:
@@ -534,7 +534,7 @@ def sensitivity_note(solved: Solved, display: DisplaySettings) -> str:
 def infeasible_message(problems: tuple[str, ...], too_large: bool = False) -> str:
     if too_large:
         return f"**Nothing was planned.** {plain(' '.join(problems))}"
-    items = "\n".join(f"- {p}" for p in problems)
+    items = "\n".join(f"- {plain(p)}" for p in problems)  # they name workloads and GPU models from the link
     return (f"**This portfolio cannot be placed on the catalog's offers.**\n\n{items}\n\nRelax the named requirement "
             "in the grid (or raise a venue capacity in the settings) and update the plan.")
 

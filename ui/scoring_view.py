@@ -40,7 +40,7 @@ from engine.scoring import (
 from ui import offer_scope
 from ui import scoring_charts as charts
 from ui.catalog import catalog_key, offers
-from ui.format import SYMBOL, money
+from ui.format import SYMBOL, money, plain
 from ui.scenario import DisplaySettings, ScoringSection, get_scenario, update_scenario
 
 N_SAMPLES = 1_000
@@ -381,10 +381,10 @@ def funnel_text(scored: Scored, display: DisplaySettings) -> str:
         if step.constraint == "max_price_eur_per_gpu_hour":
             label += f" {money(cons.max_price_eur_per_gpu_hour, display)}"
         elif step.constraint == "gpu_models":
-            label += f": {' or '.join(cons.gpu_models)}"
+            label += f": {' or '.join(plain(m) for m in cons.gpu_models)}"
         elif step.constraint == "min_memory_gb_per_gpu":
             label += f" at least {cons.min_memory_gb_per_gpu:.0f} GB"
-        why = " · ".join(f"{n} {r}" for r, n in step.reasons)
+        why = " · ".join(f"{n} {plain(r)}" for r, n in step.reasons)  # reasons name values from the link
         lines.append(f"- **{label}**: removes {step.n_removed} of {step.n_before}" + (f" ({why})" if why else "")
                      + f" → {step.n_before - step.n_removed} left")
     n_missing = sum(e.stage == "missing data" for e in scored.result.excluded)

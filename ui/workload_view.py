@@ -36,7 +36,7 @@ from engine.workload.stacks import TRAINING_STACK_SPECS
 from engine.workload.training import stack_utilisation
 from ui import offer_scope
 from ui.catalog import catalog_key, offers
-from ui.format import SYMBOL, eur_columns_to_display, money, money_column
+from ui.format import SYMBOL, eur_columns_to_display, money, money_column, plain
 from ui.scenario import DisplaySettings, WorkloadSection, get_scenario, update_scenario
 
 CUSTOM = "custom"
@@ -479,7 +479,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
             ("price_type", s.price_type, "-", "Workload page: current catalog price of this type per offer"),
             ("power_per_h100_at_the_wall", float(power.facility_power_kw_per_gpu(700.0, 1.0, a.power_model())), "kW",
              "engine.power: 700 W TDP + server non-GPU share, x PUE (the same model as the TCO page)"),
-            ("offers_in_scope", offer_scope.scope_summary(s.scope, s.residency), "-",
+            ("offers_in_scope", offer_scope.scope_summary(s.scope, s.residency, markdown=False), "-",
              "Workload page (user input): the client's requirements, filtered as on Scoring (engine.scoring."
              "apply_constraints); price outliers: engine.outliers (Iglewicz & Hoaglin)"),
             ("grid_intensity_g_per_kwh", "by data-centre country", "gCO2e/kWh", GRID_INTENSITY_SOURCE)]
@@ -634,7 +634,7 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
     if ranked.empty:
         top = priced.left_out["reason"].value_counts().head(2)
         return ("**No offer can run this workload as specified.** Most common reasons: "
-                + "; ".join(f"{r} ({c} offers)" for r, c in top.items()) + f".\n\n{counts}")
+                + "; ".join(f"{plain(r)} ({c} offers)" for r, c in top.items()) + f".\n\n{counts}")
     fastest_by = "time_hours" if priced.mode == "training" else "request_latency_s"
     cheap, fast = ranked.iloc[0], ranked.loc[ranked[fastest_by].idxmin()]
     if priced.mode == "training":

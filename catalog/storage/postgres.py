@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -80,13 +81,33 @@ def pg_schema_sql() -> str:
 PG_MIGRATIONS: dict[int, tuple[str, str]] = {}
 
 
+#: What pages, messages and exports call a PostgreSQL catalog: never its URL, host, user or database name.
+DATABASE_LABEL = "the catalog database"
+
+
 def redact(url: str) -> str:
-    """The URL without its password (for messages, logs and cache keys)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
+    """The URL without user, password, query parameters (``?password=…``, ``sslkey=…``) and fragment: scheme, host,
+    port and database name only, for operators' logs and cache keys, never for pages (:data:`DATABASE_LABEL`).
+
+    >>> redact("postgresql://advisor:pw@db.internal:5433/catalog?password=x&sslmode=require#f")
+    'postgresql://db.internal:5433/catalog'
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # a malformed port or netloc: show nothing of it
+        return "postgresql://(unreadable address)"
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
+
+
+def _unavailable(url: str, exc: Exception, then: str) -> CatalogUnavailableError:
+    """The error a page shows (no connection detail); the cause goes to the operators' log, redacted."""
+    logging.getLogger("gpu_cloud_advisor").warning("catalog database %s unavailable: %s", redact(url),
+                                                   str(exc).strip().splitlines()[0][:300] if str(exc).strip() else exc)
+    return CatalogUnavailableError(f"The catalog database is unavailable. {then}")
 
 
 def _connect(url: str, *, autocommit: bool = True) -> Any:
@@ -95,9 +116,10 @@ def _connect(url: str, *, autocommit: bool = True) -> Any:
     try:
         return psycopg.connect(url, autocommit=autocommit, connect_timeout=5)
     except psycopg.OperationalError as exc:
-        raise CatalogUnavailableError(
-            f"The catalog database {redact(url)} is unavailable ({str(exc).strip().splitlines()[0][:200]}). "
-            "Retrying on the next action.") from exc
+        raise _unavailable(url, exc, "Retrying on the next action.") from exc
+    except psycopg.Error as exc:  # e.g. an invalid URL: its text would echo parts of it
+        logging.getLogger("gpu_cloud_advisor").error("catalog database %s cannot be opened: %s", redact(url), exc)
+        raise CatalogError("The catalog database address is not valid; the server log says why.") from exc
 
 
 def _pg_sql(sql: str, params: Any) -> str:
@@ -136,9 +158,7 @@ class _PgCursor:
                     return self
                 except (psycopg.OperationalError, CatalogUnavailableError):
                     pass
-            raise CatalogUnavailableError(
-                f"The catalog database {redact(self._url)} is unavailable ({str(exc).strip()[:200]}). "
-                "Nothing was saved by this action; retrying on the next one.") from exc
+            raise _unavailable(self._url, exc, "Nothing was saved by this action; retrying on the next one.") from exc
         return self
 
     def executemany(self, sql: str, rows: list[list[Any]]) -> None:
@@ -216,9 +236,10 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
         self._constraint_errors = (psycopg.errors.IntegrityError,)
         self._db_errors = (psycopg.Error,)
         self.url = url
-        self.location = redact(url)
-        #: A label where the DuckDB backend has a file path (export notes, cache keys): the redacted URL.
-        self.path = Path(self.location)
+        #: What messages, pages and exports call it (never the URL or any part of it).
+        self.location = DATABASE_LABEL
+        #: Where the DuckDB backend has a file path (cache keys only): the redacted URL (host, port, database).
+        self.path = Path(redact(url))
         self.read_only = read_only
         self._lock = threading.Lock()  # one writer per process; the advisory lock orders the processes
         self._conn_lock = threading.Lock()
@@ -280,7 +301,7 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
     def _check_schema(self) -> None:
         conn = self._live("_writer")
         if conn.execute("SELECT to_regclass('catalog_meta')").fetchone()[0] is None:
-            raise SchemaVersionError(f"{self.location} holds no GPU Cloud Advisor catalog (no catalog_meta table). "
+            raise SchemaVersionError("The catalog database holds no GPU Cloud Advisor catalog (no catalog_meta table). "
                                      "Nothing was changed. Fix: open it with open_or_build (loads the seed) or run "
                                      "`make cluster`, which seeds it.")
         row = conn.execute("SELECT value FROM catalog_meta WHERE key = 'schema_version'").fetchone()
@@ -291,7 +312,7 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
             return
         if found != SCHEMA_VERSION:
             raise SchemaVersionError(
-                f"{self.location} has catalog schema version {found}; this app reads version {SCHEMA_VERSION}. "
+                f"The catalog database has catalog schema version {found}; this app reads version {SCHEMA_VERSION}. "
                 "Nothing was changed. Fix: run the app version that wrote it, or point GPU_ADVISOR_DATABASE_URL at "
                 "another database.")
 
@@ -363,9 +384,7 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
                 break
             except psycopg.OperationalError as exc:
                 if attempt == 2 or not conn.broken:
-                    raise CatalogUnavailableError(
-                        f"The catalog database {self.location} is unavailable ({str(exc).strip()[:200]}); "
-                        "retrying on the next action.") from exc
+                    raise _unavailable(self.url, exc, "Retrying on the next action.") from exc
         meta = dict(data["catalog_meta"][1])
         snap = duckdb.connect(":memory:", config=_DUCK_CONFIG)
         snap.execute(SCHEMA_SQL.read_text())
