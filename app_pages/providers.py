@@ -11,6 +11,7 @@ from ui.providers_view import (
     comparison_options,
     filter_widgets,
     offer_table,
+    sort_offers,
     sovereignty_table,
     spec_table,
     suggested_comparison,
@@ -25,7 +26,7 @@ st.caption("Every row links to its source and shows its age; values no source st
 brief.init_provider_filters(get_scenario().brief)
 brief.draw_banner("providers", brief.provider_differences(get_scenario().brief))
 filters = filter_widgets(store.filter_options(), display)
-result = offers(filters, display.usd_per_eur)
+result, sorted_by = sort_offers(offers(filters, display.usd_per_eur), filters.price_types)
 PICKS = "_prov_compare_picks"  # the comparison's picks, kept while another tab is open (its widget is not drawn)
 
 
@@ -44,7 +45,7 @@ def _offers() -> None:
         n_outliers = int(result["price_outlier"].sum())
         st.markdown(f"**{len(result)} offers** from {result['provider_id'].nunique()} providers · "
                     f"{n_stale} observed more than 180 days ago · {n_outliers} with a flagged price outlier · prices "
-                    f"in {display.currency} at {display.usd_per_eur:.4f} USD/EUR")
+                    f"in {display.currency} at {display.usd_per_eur:.4f} USD/EUR · {sorted_by}")
         frame, config = offer_table(result, display)
         st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="prov_table",
                      placeholder="not stated")
@@ -67,11 +68,9 @@ def _compare() -> None:
         st.info("Pick at least two offers to compare them side by side.")
     else:
         chosen = result.set_index("offer_id").loc[picked].reset_index()
-        shown = offer_table(chosen, display)[0]
-        shown.index = charts.offer_label(chosen)
         st.plotly_chart(charts.price_comparison(chosen, display), width="stretch", key="prov_cmp_price")
         st.plotly_chart(charts.capability_comparison(chosen), width="stretch", key="prov_cmp_caps")
-        st.dataframe(comparison_frame(shown), width="stretch", key="prov_cmp_table")
+        st.dataframe(comparison_frame(chosen, display), width="stretch", key="prov_cmp_table")
 
 
 def _law() -> None:

@@ -52,7 +52,9 @@ def filter_widgets(options: dict[str, list[str]], display: DisplaySettings) -> O
                        help="Keeps offers whose data-centre country is stated and in the EU/EEA. Unknown locations are left out.")
         jur = c3.multiselect("Provider's parent jurisdiction", _values(Jurisdiction), key="prov_jur", placeholder="any",
                              help="Where the ultimate parent is incorporated: a US-parented provider's EU region is still under US law.")
-        provider = c4.multiselect("Provider", options["providers"], key="prov_provider", placeholder="any")
+        names = provider_names()
+        provider = c4.multiselect("Provider", sorted(options["providers"], key=lambda p: names.get(p, p).lower()),
+                                  format_func=lambda p: names.get(p, p), key="prov_provider", placeholder="any")
         max_price = c4.number_input(f"Max price ({sym} per GPU-hour)", min_value=0.0, value=None, step=0.1,
                                     key="prov_maxprice", placeholder="no limit",
                                     help="Applies to the cheapest price among the selected price models.")
@@ -64,6 +66,32 @@ def filter_widgets(options: dict[str, list[str]], display: DisplaySettings) -> O
         eu_datacenter_only=eu, jurisdictions=tuple(jur) or None, provider_ids=tuple(provider) or None,
         max_price_eur_per_gpu_hour=max_eur,
     )
+
+
+def provider_names() -> dict[str, str]:
+    """provider_id -> the provider's name, as the tables show it (the filter shows names, not ids)."""
+    from ui.catalog import table
+
+    providers = table("providers")
+    return dict(zip(providers["provider_id"], providers["name"], strict=True))
+
+
+#: Price model of the filter -> the column of the offers table that shows it.
+_SORT_COLUMN = {PriceType.ON_DEMAND.value: ("on_demand_eur_per_gpu_hour", "on-demand price"),
+                PriceType.SPOT.value: ("spot_eur_per_gpu_hour", "spot price"),
+                PriceType.RESERVED.value: ("reserved_eur_per_gpu_hour", "reserved price")}
+
+
+def sort_offers(df: pd.DataFrame, price_types: tuple[str, ...] | None) -> tuple[pd.DataFrame, str]:
+    """The offers sorted by the price the table shows first (issue #27.6): the on-demand price, or, when the
+    price-model filter leaves out on demand, the first price model it keeps. Offers without that price follow,
+    by their cheapest price of the selected models. Returns the sorted frame and "sorted by ..." in words."""
+    kept = [t for t in (PriceType.ON_DEMAND.value, PriceType.SPOT.value, PriceType.RESERVED.value)
+            if not price_types or t in price_types]
+    column, name = _SORT_COLUMN[kept[0] if kept else PriceType.ON_DEMAND.value]
+    fallback = "best_selected_eur_per_gpu_hour" if "best_selected_eur_per_gpu_hour" in df.columns else column
+    out = df.sort_values([column, fallback, "offer_id"], na_position="last", kind="stable")
+    return out.reset_index(drop=True), f"sorted by {name}, cheapest first; offers without one last"
 
 
 def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | None = None) -> tuple[pd.DataFrame, dict]:
@@ -142,10 +170,20 @@ def suggested_comparison(df: pd.DataFrame) -> list[str] | None:
     return [*df.loc[sound, "offer_id"], *df.loc[~sound, "offer_id"]][:2]
 
 
-def comparison_frame(shown: pd.DataFrame) -> pd.DataFrame:
-    """The compared offers as text, one column per offer; a value no source states reads 'not stated'."""
-    text = shown.drop(columns=["source_url"]).astype("object")
-    return text.where(text.notna(), "not stated").T.astype(str)
+def comparison_frame(chosen: pd.DataFrame, display: DisplaySettings, today: dt.date | None = None) -> pd.DataFrame:
+    """The compared offers as text, one column per offer (named by its label), one row per field named through
+    the label registry (:mod:`ui.labels`), each value in its display format with its unit (money in the display
+    currency, rounded); a value no source states reads 'not stated' (issue #27.5)."""
+    from ui import labels
+
+    shown = offer_table(chosen, display, today)[0].drop(columns=["source_url"])
+    rows = {}
+    for col in shown.columns:
+        # money from the EUR frame (fmt converts it once); the text columns as the offers table words them
+        values = chosen[col] if col in PRICE_COLUMNS else shown[col]
+        rows[labels.label(col)] = [labels.fmt(col, None if pd.isna(v) else v, display.currency, display.usd_per_eur)
+                                   for v in values]
+    return pd.DataFrame(rows, index=list(offer_scope.picker_labels(chosen))).T.astype(str)
 
 
 def spec_table(specs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
