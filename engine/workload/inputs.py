@@ -30,6 +30,10 @@ BASE_WEIGHT_BYTES = {"lora": 2.0, "qlora": 4.127 / 8.0}
 FINETUNE_BATCH_SEQUENCES = 32
 
 
+#: Upper bound of a job's global batch [tokens] (the validated field's bound).
+MAX_GLOBAL_BATCH_TOKENS = 1e9
+
+
 def default_global_batch_tokens(kind: str, n_params: float, training_tokens: float, seq: int, n_gpus: int) -> float:
     """Global batch of a job whose user gives none [tokens], rounded to whole sequences.
 
@@ -39,7 +43,7 @@ def default_global_batch_tokens(kind: str, n_params: float, training_tokens: flo
     * fine-tuning (full, LoRA, QLoRA): 32 sequences (NeMo 24.07 SFT and LoRA recipes);
 
     and never fewer than ``n_gpus / 64`` sequences, so a layout with TP 8 x PP 8 still gives every data-parallel
-    replica a micro-batch.
+    replica a micro-batch; never more than the field's bound, :data:`MAX_GLOBAL_BATCH_TOKENS`.
 
     Examples
     --------
@@ -52,7 +56,8 @@ def default_global_batch_tokens(kind: str, n_params: float, training_tokens: flo
         sequences = max(1.0, round(0.2920 * (6.0 * n_params * training_tokens) ** 0.3271 / seq))
     else:
         sequences = float(FINETUNE_BATCH_SEQUENCES)
-    return float(max(sequences, math.ceil(n_gpus / 64))) * seq
+    sequences = max(sequences, math.ceil(n_gpus / 64))
+    return float(max(1, min(sequences, math.floor(MAX_GLOBAL_BATCH_TOKENS / seq)))) * seq
 
 MissingFabricPolicy = Literal["exclude", "assume_default"]
 MISSING_FABRIC_POLICIES: tuple[str, ...] = ("exclude", "assume_default")
