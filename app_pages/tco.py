@@ -7,7 +7,7 @@ from engine.tco import evaluate_tco
 from ui import brief, tco_charts, tco_view
 from ui.catalog import offer_prices, offers, table
 from ui.format import money
-from ui.scenario import get_scenario, update_scenario
+from ui.scenario import TORNADO_RANGE, get_scenario, update_scenario
 
 scenario = get_scenario()
 display, section = scenario.display, scenario.tco
@@ -62,7 +62,7 @@ right.plotly_chart(tco_charts.cumulative(result, display), width="stretch", key=
 left, right = st.columns(2)
 left.plotly_chart(tco_charts.cost_vs_utilisation(tco_view.utilisation_sweep(inputs), result, display),
                   width="stretch", key="tco_break_even_chart")
-pct = right.slider("Tornado: move each input by ±", 0.05, 0.5, section.tornado_pct, 0.05, format="%.2f", key="tco_tornado_pct")
+pct = right.slider("Tornado: move each input by ±", *TORNADO_RANGE, section.tornado_pct, 0.05, format="%.2f", key="tco_tornado_pct")
 right.plotly_chart(tco_charts.tornado_chart(tco_view.cached_tornado(inputs, pct), tco_view.FIELD_LABELS),
                    width="stretch", key="tco_tornado")
 

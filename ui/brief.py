@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from ui import offer_scope
 from ui.format import plain
-from ui.scenario import GPU_CLASSES, ClientBrief, Scenario, get_scenario, update_scenario
+from ui.scenario import GPU_CLASSES, UTILISATION_RANGE, ClientBrief, Scenario, get_scenario, update_scenario
 
 #: Widget keys of each page that the brief sets (the page's own widget keys).
 _TCO_KEYS = {"cluster_gpus": "_tco_cluster_gpus", "horizon_months": "_tco_horizon_months",
@@ -282,7 +282,8 @@ def draw_editor() -> None:
                         key=k["gpus"])
         c2.number_input("Horizon (months)", min_value=1, max_value=240, value=brief.horizon_months, step=6,
                         key=k["horizon"])
-        c2.slider("Sustained utilisation", 0.05, 1.0, value=float(brief.utilisation_fraction), step=0.01, key=k["util"])
+        c2.slider("Sustained utilisation", *UTILISATION_RANGE, value=float(brief.utilisation_fraction), step=0.01,
+                  key=k["util"])
         c3.toggle("EU/EEA data centre required", value=brief.eu_resident_only, key=k["eu_dc"])
         c3.toggle("EU parent company required", value=brief.eu_jurisdiction_only, key=k["eu_parent"])
         c3.toggle("EU/EEA legal seat required", value=brief.eu_legal_seat_only, key=k["eu_seat"])

@@ -30,7 +30,7 @@ from engine.outliers import MODIFIED_Z_CUTOFF, PRICE_TYPES, RATIO_CUTOFF
 from engine.scope import FIT_USES, OfferScope, Residency, WorkloadFit
 from engine.scoring import Constraints, apply_constraints
 from ui.format import plain
-from ui.scenario import ClientBrief, Scenario
+from ui.scenario import FIT_MODEL_RANGE_B, MIN_MEMORY_RANGE_GB, ClientBrief, Scenario
 
 #: Scenario sections that carry an offer scope.
 PAGES = ("scoring", "workload", "placement")
@@ -293,7 +293,7 @@ def scope_widgets(prefix: str, scope: OfferScope, gpu_models: Sequence[str], *, 
         cols[i].multiselect("GPU class", options, key=f"{prefix}_gpus", placeholder="any GPU",
                             help="Compare like with like: only these GPU models compete.")
     i += 1
-    cols[i].number_input("Min. memory per GPU (GB)", min_value=1.0, max_value=2000.0, value=None, step=8.0,
+    cols[i].number_input("Min. memory per GPU (GB)", *MIN_MEMORY_RANGE_GB, value=None, step=8.0,
                          format="%.0f", key=f"{prefix}_min_mem", placeholder="any",
                          help="Offers with less memory per GPU, or none stated, are left out.")
     i += 1
@@ -304,7 +304,7 @@ def scope_widgets(prefix: str, scope: OfferScope, gpu_models: Sequence[str], *, 
                            "docs/like-for-like.md).")
             a, b, c = st.columns([0.8, 1.6, 0.8])
             on = ss[f"{prefix}_fit_on"]
-            a.number_input("Model (B params)", min_value=0.1, max_value=100_000.0, step=1.0, format="%g",
+            a.number_input("Model (B params)", *FIT_MODEL_RANGE_B, step=1.0, format="%g",
                            key=f"{prefix}_fit_b", disabled=not on)
             b.selectbox("Use and precision", list(FIT_USES), format_func=FIT_USES.get, key=f"{prefix}_fit_use",
                         disabled=not on)

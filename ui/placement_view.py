@@ -43,6 +43,7 @@ from ui.catalog import catalog_key
 from ui.format import SYMBOL, money, plain
 from ui.placement_examples import EXAMPLES
 from ui.scenario import (
+    MAX_OTHER_DISCOUNT_PCT,
     MAX_VENUE_CAPACITY_GPUS,
     DisplaySettings,
     PlacementSection,
@@ -238,7 +239,7 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
             a, b = st.columns(2)
             a.radio("Commitment term", list(TERMS), key=K_TERM, horizontal=True,
                     help="Term of the reserved capacity; picks the Epoch discount used for missing reserved prices.")
-            b.number_input("Assumed commitment discount for other providers (%)", 0, 80, step=5, key=K_DISCOUNT,
+            b.number_input("Assumed commitment discount for other providers (%)", 0, MAX_OTHER_DISCOUNT_PCT, step=5, key=K_DISCOUNT,
                            help="Your assumption, e.g. a negotiated discount: reserved = on demand × (1 − discount) "
                                 "for providers Epoch does not cover. 0 = none assumed (no commitment there).")
             st.markdown("**Capacity per venue** (optional): the most GPUs the portfolio may commit at an offer; "

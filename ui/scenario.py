@@ -29,13 +29,35 @@ MAX_NAME_CHARS = 120
 MAX_VENUE_CAPACITY_GPUS = 100_000
 #: Hours of demand a placement request plans (one year, as the page does).
 PLACEMENT_HOURS = 8760
+#: Ranges of the pages' widgets, one definition used by the widgets and by validation (issue #28.9): a value a
+#: link or file can carry is always one the widget accepts, so no link can make a page fail to draw.
+USD_PER_EUR_RANGE = (0.5, 2.0)  # sidebar exchange rate [USD/EUR]
+UTILISATION_RANGE = (0.05, 1.0)  # brief and TCO utilisation sliders [-]
+TORNADO_RANGE = (0.05, 0.5)  # TCO tornado: each input moved by +- [-]
+MAX_OTHER_DISCOUNT_PCT = 80  # Placement: assumed commitment discount for other providers [%]
+MIN_MEMORY_RANGE_GB = (1.0, 2000.0)  # scope: minimum memory per GPU [GB]
+FIT_MODEL_RANGE_B = (0.1, 100_000.0)  # scope: model to fit [1e9 parameters]
+
+
+def _within(value: float | None, bounds: tuple[float, float], what: str) -> None:
+    if value is not None and not bounds[0] <= value <= bounds[1]:
+        raise ValueError(f"{what} must be between {bounds[0]:g} and {bounds[1]:g} (got {value:g})")
+
+
+def scope_within_widgets(scope: OfferScope) -> OfferScope:
+    """A page scope whose minimum memory and model size fit the scope widgets (ui.offer_scope)."""
+    _within(scope.min_memory_gb_per_gpu, MIN_MEMORY_RANGE_GB, "the minimum memory per GPU [GB]")
+    _within(scope.fit.model_params_b if scope.fit else None, FIT_MODEL_RANGE_B,
+            "the model to fit [billion parameters]")
+    return scope
 
 
 class DisplaySettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     currency: Literal["EUR", "USD"] = "EUR"
-    usd_per_eur: float = Field(default=DEFAULT_USD_PER_EUR, gt=0.1, lt=10.0, description="USD per EUR")
+    usd_per_eur: float = Field(default=DEFAULT_USD_PER_EUR, ge=USD_PER_EUR_RANGE[0], le=USD_PER_EUR_RANGE[1],
+                               description="USD per EUR")
 
 
 #: GPU classes a client brief can ask for, and the catalog GPU models in each (like-for-like comparisons).
@@ -62,7 +84,8 @@ class ClientBrief(BaseModel):
     model_params_billion: float | None = Field(default=70.0, gt=0, le=10_000, description="model to fit [1e9 parameters]")
     cluster_gpus: int = Field(default=16, ge=1, le=100_000, description="GPUs in the cluster [GPU]")
     horizon_months: int = Field(default=36, ge=1, le=240, description="planning horizon [month]")
-    utilisation_fraction: float = Field(default=0.6, gt=0, le=1, description="sustained utilisation [-]")
+    utilisation_fraction: float = Field(default=0.6, ge=UTILISATION_RANGE[0], le=UTILISATION_RANGE[1],
+                                        description="sustained utilisation [-]")
     eu_resident_only: bool = True
     eu_jurisdiction_only: bool = False
     eu_legal_seat_only: bool = False
@@ -108,7 +131,13 @@ class TcoSection(BaseModel):
     quote_term_months: int | None = Field(default=None, ge=1, le=120)
     gpu_spec_id: str | None = None
     mc_draws: int = Field(default=20_000, ge=1_000, le=200_000)
-    tornado_pct: float = Field(default=0.2, gt=0, lt=1)
+    tornado_pct: float = Field(default=0.2, ge=TORNADO_RANGE[0], le=TORNADO_RANGE[1])
+
+    @field_validator("inputs")
+    @classmethod
+    def _utilisation_on_the_slider(cls, inputs: TcoInputs) -> TcoInputs:
+        _within(inputs.utilisation_fraction, UTILISATION_RANGE, "utilisation_fraction")
+        return inputs
 
 
 class WorkloadSection(BaseModel):
@@ -145,6 +174,8 @@ class WorkloadSection(BaseModel):
                                      eu_legal_seat_only=DEFAULT_BRIEF.eu_legal_seat_only,
                                      required_certifications=DEFAULT_BRIEF.required_certifications)
 
+    _scope_in_range = field_validator("scope")(classmethod(lambda cls, scope: scope_within_widgets(scope)))
+
 
 def workload_modes(section: WorkloadSection) -> tuple[str, ...]:
     """The workload modes computed in the scenario, training first: the current one and any shown before it."""
@@ -176,6 +207,8 @@ class ScoringSection(BaseModel):
     # ``constraints``.
     scope: OfferScope = OfferScope(gpu_models=DEFAULT_BRIEF.gpu_models, fit=WorkloadFit(
         model_params_b=DEFAULT_BRIEF.model_params_billion or 70.0, use="training", n_gpus=DEFAULT_BRIEF.cluster_gpus))
+
+    _scope_in_range = field_validator("scope")(classmethod(lambda cls, scope: scope_within_widgets(scope)))
 
     @field_validator("group_votes")
     @classmethod
@@ -230,7 +263,8 @@ class PlacementSection(BaseModel):
     # None: published reserved prices only; 1 or 3: estimate missing ones from the Epoch discounts.
     commitment_term_years: Literal[1, 3] | None = 3
     other_provider_discount_fraction: float | None = Field(
-        default=None, gt=0, lt=1, description="assumed commitment discount for providers Epoch does not cover [-]")
+        default=None, gt=0, le=MAX_OTHER_DISCOUNT_PCT / 100,
+        description="assumed commitment discount for providers Epoch does not cover [-]")
     capacity_gpus: dict[str, float] = Field(default_factory=dict)  # offer_id -> GPUs the portfolio may commit
     # Portfolio-wide venue rules (ui.offer_scope), on top of each workload's own: the client brief's residency
     # (default: EU/EEA data centres). GPU class and memory are per workload.
@@ -239,6 +273,8 @@ class PlacementSection(BaseModel):
                                      eu_jurisdiction_only=DEFAULT_BRIEF.eu_jurisdiction_only,
                                      eu_legal_seat_only=DEFAULT_BRIEF.eu_legal_seat_only,
                                      required_certifications=DEFAULT_BRIEF.required_certifications)
+
+    _scope_in_range = field_validator("scope")(classmethod(lambda cls, scope: scope_within_widgets(scope)))
 
     @field_validator("workloads")
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.money import DEFAULT_FX_AS_OF, DEFAULT_FX_SOURCE, DEFAULT_USD_PER_EUR
-from ui.scenario import DisplaySettings, get_scenario, update_scenario
+from ui.scenario import USD_PER_EUR_RANGE, DisplaySettings, get_scenario, update_scenario
 
 #: Larger type and tighter chrome for a projector (Streamlit's own classes are not stable; these target
 #: plain elements and data-testids).
@@ -52,7 +52,8 @@ def draw_sidebar() -> DisplaySettings:
                  horizontal=True, on_change=_store_display,
                  help="Prices stay in the provider's own currency in the catalog; they are converted once, for display.")
         st.number_input(
-            "Exchange rate (USD per EUR)", min_value=0.5, max_value=2.0, value=float(display.usd_per_eur), step=0.0001,
+            "Exchange rate (USD per EUR)", min_value=USD_PER_EUR_RANGE[0], max_value=USD_PER_EUR_RANGE[1],
+            value=float(display.usd_per_eur), step=0.0001,
             format="%.4f", key="_usd_per_eur", on_change=_store_display,
             help=f"Default: {DEFAULT_USD_PER_EUR} = {DEFAULT_FX_SOURCE}, {DEFAULT_FX_AS_OF}. Enter today's ECB rate.",
         )

@@ -29,7 +29,7 @@ from engine.tco import (
 )
 from ui import offer_scope, tco_words
 from ui.format import money
-from ui.scenario import DisplaySettings, TcoSection, get_scenario, update_scenario
+from ui.scenario import UTILISATION_RANGE, DisplaySettings, TcoSection, get_scenario, update_scenario
 
 OPTION_NAMES = {"on_demand": "renting on demand", "reserved": "renting reserved", "owned": "owning"}
 
@@ -219,7 +219,7 @@ def draw_inputs(reserved: tuple[float | None, int | None]) -> tuple[TcoInputs | 
     :func:`draw_committed_choice`. Returns validated inputs (or None) and error messages per field."""
     slots: dict[str, st.delta_generator.DeltaGenerator] = {}
     top = st.columns([3, 1, 1])
-    top[0].slider("Sustained utilisation (share of hours doing useful work)", 0.05, 1.0, step=0.01,
+    top[0].slider("Sustained utilisation (share of hours doing useful work)", *UTILISATION_RANGE, step=0.01,
                   key=_key("utilisation_fraction"), format="%.2f")
     slots["utilisation_fraction"] = top[0].empty()
     top[1].number_input("GPUs in the cluster", min_value=1, step=8, key=_key("cluster_gpus"))

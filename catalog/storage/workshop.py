@@ -32,13 +32,21 @@ def workspace_id(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _no_nul(text: str) -> str:
+    """Names are stored as text; PostgreSQL refuses a NUL character in text (issue #28.9), DuckDB keeps it: both
+    refuse it here, with a message."""
+    if "\x00" in text:
+        raise CatalogError("Names cannot contain a NUL character.")
+    return text
+
+
 class Workshop(StoreBase):
     """Workspaces, scenarios and votes of :class:`CatalogStore`."""
 
     @_store_write
     def create_workspace(self, client: str, *, created_by: str | None = None) -> str:
         """Open a new client workspace and return its link token (shown once; only its hash is stored)."""
-        client = (client or "").strip()
+        client = _no_nul((client or "").strip())
         if not client:
             raise CatalogError("A workspace needs the client's name.")
         if len(client) > MAX_WORKSHOP_TEXT:
@@ -67,7 +75,8 @@ class Workshop(StoreBase):
                       client: str | None = None, author: str | None = None) -> int:
         """Store a named scenario in the workspace whose link token is ``workspace`` (any user who holds the
         link may; scenarios are not catalog data). Returns its id."""
-        if not (name or "").strip():
+        _no_nul(client or "")
+        if not _no_nul(name or "").strip():
             raise CatalogError("A scenario needs a name.")
         if len(name.strip()) > MAX_WORKSHOP_TEXT or len(client or "") > MAX_WORKSHOP_TEXT:
             raise CatalogError(f"Names are limited to {MAX_WORKSHOP_TEXT} characters.")
@@ -134,7 +143,7 @@ class Workshop(StoreBase):
         """Store one participant's weight points in a group session, bound to the browser session that cast it
         (``voter`` is that session's secret; only its hash is stored). The same voter may change its points or
         its name; a name another voter holds is refused, as is a session past :data:`MAX_PARTICIPANTS`."""
-        participant = (participant or "").strip()
+        participant = _no_nul((participant or "").strip())
         if not participant:
             raise CatalogError("Enter your name before submitting.")
         if len(participant) > MAX_PARTICIPANT_NAME:

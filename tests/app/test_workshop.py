@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from engine.tco import TcoInputs
-from ui.scenario import DisplaySettings, Scenario, TcoSection
+from ui.scenario import USD_PER_EUR_RANGE, UTILISATION_RANGE, DisplaySettings, Scenario, TcoSection
 from ui.workshop import ScenarioFormatError, decode_link, encode_link, from_json, to_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +23,7 @@ scenarios = st.builds(
         tco=TcoSection(inputs=TcoInputs(utilisation_fraction=u, price_on_demand_eur_per_gpu_hour=price,
                                         depreciation_years=years, cluster_gpus=gpus), mc_draws=draws),
     ),
-    st.sampled_from(["EUR", "USD"]), st.floats(0.5, 2.0), st.floats(0.01, 1.0), st.floats(0, 50),
+    st.sampled_from(["EUR", "USD"]), st.floats(*USD_PER_EUR_RANGE), st.floats(*UTILISATION_RANGE), st.floats(0, 50),
     st.floats(0.5, 10), st.integers(1, 4096), st.sampled_from([10_000, 20_000, 50_000, 100_000]),
 )
 
