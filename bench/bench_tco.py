@@ -63,9 +63,9 @@ SCALAR_ARGS = COMPARE_PARAMS
 
 def scalar_compare(
     u: float, horizon: float, p: float, decline: float, p_res: float, term: float, server: float, net: float,
-    storage: float, install: float, life_years: float, rate: float, residual: float, power_kw: float, idle: float,
-    pue: float, price_kwh: float, colo: float, maintenance: float, fte: float, labour: float, hours: float,
-    gpus: float,
+    storage: float, install: float, life_years: float, rate: float, residual: float, power_kw: float, draw: float,
+    idle: float, pue: float, price_kwh: float, colo: float, maintenance: float, fte: float, labour: float,
+    hours: float, gpus: float,
 ) -> tuple[float, float, float, float, float, float]:
     """The horizon formula of ``compare_options_per_useful_gpu_hour`` for one point, in plain Python (``math``).
 
@@ -74,7 +74,7 @@ def scalar_compare(
     """
     per_u, reserved = _rent_scalar(horizon, p, decline, p_res, term)
     fixed, variable = _owned_scalar(horizon, server, net, storage, install, life_years, rate, residual, power_kw,
-                                    idle, pue, price_kwh, colo, maintenance, fte, labour, hours, gpus)
+                                    draw, idle, pue, price_kwh, colo, maintenance, fte, labour, hours, gpus)
     useful = u * HOURS_PER_MONTH * horizon
     be_od_own = fixed / (per_u - variable) if per_u > variable else math.inf
     be_od_res = reserved / per_u if per_u > 0 else math.nan
@@ -101,8 +101,8 @@ def _rent_scalar(horizon: float, p: float, decline: float, p_res: float, term: f
 
 def _owned_scalar(
     horizon: float, server: float, net: float, storage: float, install: float, life_years: float, rate: float,
-    residual: float, power_kw: float, idle: float, pue: float, price_kwh: float, colo: float, maintenance: float,
-    fte: float, labour: float, hours: float, gpus: float,
+    residual: float, power_kw: float, draw: float, idle: float, pue: float, price_kwh: float, colo: float,
+    maintenance: float, fte: float, labour: float, hours: float, gpus: float,
 ) -> tuple[float, float]:
     """Owned total per GPU over the horizon as fixed + variable x u [EUR/GPU]: (fixed, variable)."""
     life = max(1.0, float(round(life_years * MONTHS_PER_YEAR)))
@@ -118,7 +118,7 @@ def _owned_scalar(
     age_pairs = age * (age - 1.0) * half_over_life
     capital = monthly_rate * (equipment * (older * (life - lost * life_pairs) + age - lost * age_pairs)
                               + install * (older * (life - life_pairs) + age - age_pairs))
-    energy_month = power_kw * pue * price_kwh * HOURS_PER_MONTH
+    energy_month = power_kw * draw * pue * price_kwh * HOURS_PER_MONTH
     fixed = (
         purchases * (equipment + install) - older * residual * equipment - equipment * (1.0 - lost * age / life)
         + capital
@@ -172,6 +172,7 @@ def random_scenarios(n: int, seed: int = 42) -> dict[str, np.ndarray]:
     out["price_reserved_eur_per_gpu_hour"] = rng.uniform(1.0, 4.0, n)
     out["reserved_term_months"] = rng.choice([1.0, 12.0, 36.0], n)
     out["idle_power_fraction"] = rng.uniform(0.0, 1.0, n)
+    out["average_draw_fraction_of_rated"] = rng.uniform(0.5, 1.0, n)
     out["residual_value_fraction"] = rng.uniform(0.0, 0.5, n)
     out["pue"] = rng.uniform(1.05, 2.0, n)
     rate = rng.uniform(0.0, 0.15, n)

@@ -10,7 +10,7 @@ Per GPU, at the wall of the data centre:
 
 .. math::
 
-    P_{IT}(u) = TDP \\cdot \\big(f_{load} + s_{server}\\big) \\cdot \\big(\\phi + (1-\\phi)\\,u\\big),
+    P_{IT}(u) = a \\cdot TDP \\cdot \\big(f_{load} + s_{server}\\big) \\cdot \\big(\\phi + (1-\\phi)\\,u\\big),
     \\qquad P_{facility} = P_{IT} \\cdot PUE
 
 * ``f_load`` — GPU draw at the stated load as a fraction of its TDP (default 1.0: the Llama 2 / Llama 3.1 model
@@ -18,12 +18,18 @@ Per GPU, at the wall of the data centre:
 * ``s_server`` — the server's non-GPU power (CPUs, memory, NICs, fans, PSU losses) per GPU as a fraction of the
   GPU's TDP: DGX H100 10.2 kW for 8 × 700 W GPUs gives (10,200 / 8 − 700) / 700 = 0.821 (DGX H100 User Guide; the
   same ratio as Epoch AI's chip-to-server factor 1.82 for H100 in training-cost-trends ``energy.py``);
+* ``a`` — the average draw of a busy system as a fraction of its rated (nameplate) power: 0.76, "even
+  computationally intensive workloads operate at only 76% of the 10.2 kW TDP rating" of an 8x H100 node (Newkirk et
+  al., "Empirically-Calibrated H100 Node Power Models", arXiv:2506.14551, 2025; Latif et al., arXiv:2412.08602:
+  the maximum draw seen training on an HGX H100 node was ~8.4 kW, 18 % below the rating). Nameplate maxima
+  (``a = 1``) overstate the energy of a job by about a third (issue #26); the rated figure stays available as
+  :func:`rated_it_power_kw_per_gpu`;
 * ``φ`` — idle power as a fraction of full-load power, for hours a reserved GPU sits unused (TCO's default 0.30 is an
   assumption; no published idle figure for an 8-GPU server was found);
 * ``PUE`` — facility / IT energy, default 1.56 (Uptime Institute 2024 survey industry average).
 
-With the defaults an H100 (700 W) draws 1.275 kW IT at full load — exactly the DGX H100 figure the TCO engine
-used — and 1.989 kW at the wall.
+With the defaults an H100 (700 W) is rated 1.275 kW IT (the DGX H100 figure) and draws on average 0.969 kW IT at
+full load, 1.512 kW at the wall.
 
 Outputs are in kW (power) and kWh (energy); embodied carbon, when given, is amortised per GPU-hour over the GPU's
 service life. Every function broadcasts over numpy arrays (one value per offer).
@@ -64,6 +70,8 @@ UPTIME_2024_AVERAGE_PUE = 1.56
 IDLE_POWER_FRACTION_ASSUMED = 0.30
 
 _DGX = "https://docs.nvidia.com/dgx/dgxh100-user-guide/"
+#: Average draw of a busy 8x H100 node / its 10.2 kW rating [-] (Newkirk et al., arXiv:2506.14551: 76 %).
+AVERAGE_DRAW_FRACTION_OF_RATED = 0.76
 
 
 class PowerModel(BaseModel):
@@ -73,8 +81,10 @@ class PowerModel(BaseModel):
     --------
     >>> PowerModel().server_non_gpu_fraction_of_tdp
     0.8214
-    >>> round(float(it_power_kw_per_gpu(700.0)), 3)  # DGX H100: 10.2 kW / 8
+    >>> round(float(rated_it_power_kw_per_gpu(700.0)), 3)  # DGX H100: 10.2 kW / 8
     1.275
+    >>> round(float(it_power_kw_per_gpu(700.0)), 3)  # average draw at full load: 76 % of the rating
+    0.969
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -95,6 +105,10 @@ class PowerModel(BaseModel):
     embodied_kg_co2e_per_gpu: float | None = assumed(
         None, "kgCO2e/GPU", "optional manufacturing emissions of one GPU with its server share; None = not included "
         "(no sourced default; Luccioni et al. arXiv 2211.02001 estimate BLOOM's embodied share per GPU-hour)", ge=0)
+    average_draw_fraction_of_rated: float = assumed(
+        AVERAGE_DRAW_FRACTION_OF_RATED, "-", "average draw of a busy GPU server / its rated power: 'even computationally "
+        "intensive workloads operate at only 76% of the 10.2 kW TDP rating' of an 8x H100 node (Newkirk et al., arXiv "
+        "2506.14551); applied to the GPU and the server share alike (assumption)", gt=0, le=1)
     service_life_hours: float = assumed(
         5 * 8760.0, "h", "hours the embodied carbon is spread over: 5 years (Meta and Amazon server lives of "
         "5 years, docs/domain-model.md section 5)", gt=0)
@@ -140,15 +154,27 @@ def it_power_kw_per_gpu(
 
     Examples
     --------
-    >>> round(float(it_power_kw_per_gpu(700.0, 0.0)), 4)  # idle H100 server share, 30 % of 1.275 kW
-    0.3825
+    >>> round(float(it_power_kw_per_gpu(700.0, 0.0)), 4)  # idle H100 server share, 30 % of 0.969 kW
+    0.2907
     >>> it_power_kw_per_gpu([400.0, np.nan]).round(4).tolist()  # A100 400 W
-    [0.7286, nan]
+    [0.5537, nan]
+    """
+    u = np.asarray(load_fraction, dtype=float)
+    full = rated_it_power_kw_per_gpu(tdp_watts, model) * model.average_draw_fraction_of_rated
+    return load_scaled_power_kw(full, u, model.idle_power_fraction)
+
+
+def rated_it_power_kw_per_gpu(tdp_watts: npt.ArrayLike, model: PowerModel = DEFAULT_POWER_MODEL) -> np.ndarray:
+    """Rated (nameplate) IT power per GPU incl. its server share, ``TDP (f_load + s_server)`` [kW]: what a rack and
+    its power feed must be sized for, not what a job draws on average (:func:`it_power_kw_per_gpu`).
+
+    Examples
+    --------
+    >>> round(float(rated_it_power_kw_per_gpu(700.0)), 3)
+    1.275
     """
     tdp = np.asarray(tdp_watts, dtype=float)
-    u = np.asarray(load_fraction, dtype=float)
-    full = tdp * ((model.gpu_power_fraction_of_tdp + model.server_non_gpu_fraction_of_tdp) / 1000.0)
-    return load_scaled_power_kw(full, u, model.idle_power_fraction)
+    return tdp * ((model.gpu_power_fraction_of_tdp + model.server_non_gpu_fraction_of_tdp) / 1000.0)
 
 
 def facility_power_kw_per_gpu(
@@ -160,15 +186,17 @@ def facility_power_kw_per_gpu(
 
     Examples
     --------
-    >>> round(float(facility_power_kw_per_gpu(700.0)), 3)  # 1.275 kW x 1.56
-    1.989
+    >>> round(float(facility_power_kw_per_gpu(700.0)), 3)  # 0.76 x 1.275 kW x 1.56
+    1.512
     """
     return it_power_kw_per_gpu(tdp_watts, load_fraction, model) * model.pue_ratio
 
 
 def gpu_only_power_kw(tdp_watts: npt.ArrayLike, model: PowerModel = DEFAULT_POWER_MODEL) -> np.ndarray:
-    """The GPU's own draw at load, without server share or PUE [kW] (the lower bound of every energy figure)."""
-    return np.asarray(tdp_watts, dtype=float) * (model.gpu_power_fraction_of_tdp / 1000.0)
+    """The GPU's own average draw at load, without server share or PUE [kW] (the lower bound of every energy
+    figure)."""
+    return np.asarray(tdp_watts, dtype=float) * (
+        model.gpu_power_fraction_of_tdp * model.average_draw_fraction_of_rated / 1000.0)
 
 
 class Energy(NamedTuple):
@@ -212,11 +240,11 @@ def job_energy(
 
     Examples
     --------
-    1,000 H100-hours at 300 g/kWh: 1,989 kWh at the wall (GPU alone: 700 kWh):
+    1,000 H100-hours at 300 g/kWh: 1,512 kWh at the wall (GPU alone: 532 kWh):
 
     >>> e = job_energy(1000.0, 700.0, 300.0)
     >>> round(float(e.facility_kwh)), round(float(e.gpu_only_kwh)), round(float(e.total_kg))
-    (1989, 700, 597)
+    (1512, 532, 453)
     """
     busy = np.asarray(busy_gpu_hours, dtype=float)
     idle_h = np.asarray(idle_gpu_hours, dtype=float)

@@ -26,7 +26,7 @@ import plotly.graph_objects as go
 
 from catalog.cells import neutralise_frame
 from catalog.store import CatalogStore
-from engine.power import it_power_kw_per_gpu
+from engine.power import rated_it_power_kw_per_gpu
 from engine.tco import TcoInputs, evaluate_tco
 from ui import labels, tco_words, workload_export
 from ui.scenario import Scenario, TcoSection
@@ -111,7 +111,7 @@ def tco_input_sources(section: TcoSection, catalog: pd.DataFrame, specs: pd.Data
     sid = section.gpu_spec_id
     if sid and len(specs) and sid in set(specs["gpu_spec_id"]):
         spec = specs.set_index("gpu_spec_id").loc[sid]
-        if not pd.isna(spec["tdp_watts"]) and _close(float(it_power_kw_per_gpu(float(spec["tdp_watts"]), 1.0)),
+        if not pd.isna(spec["tdp_watts"]) and _close(float(rated_it_power_kw_per_gpu(float(spec["tdp_watts"]))),
                                                      inputs.power_at_load_kw_per_gpu):
             out["power_at_load_kw_per_gpu"] = (f"GPU spec {sid}: TDP {spec['tdp_watts']:g} W with the server's share at "
                                                f"full load (engine.power shared power model) ({spec['source_url']})")

@@ -17,7 +17,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from catalog.store import STALE_AFTER_DAYS
-from engine.power import it_power_kw_per_gpu
+from engine.power import rated_it_power_kw_per_gpu
 from engine.tco import (
     Pair,
     TcoInputs,
@@ -49,7 +49,8 @@ GROUPS: list[tuple[str, list[tuple[str, str, float, str]]]] = [
         ("residual_value_fraction", "Resale value at end of life (share of capex)", 0.01, "%.3f"),
     ]),
     ("Power and facility", [
-        ("power_at_load_kw_per_gpu", "Power per GPU at full load, at the wall (kW)", 0.05, "%.3f"),
+        ("power_at_load_kw_per_gpu", "Rated power per GPU incl. server share (kW)", 0.05, "%.3f"),
+        ("average_draw_fraction_of_rated", "Average draw, share of rated power", 0.01, "%.2f"),
         ("idle_power_fraction", "Idle power (share of full load)", 0.05, "%.2f"),
         ("pue", "PUE (facility overhead)", 0.01, "%.2f"),
         ("electricity_eur_per_kwh", "Electricity (EUR per kWh)", 0.01, "%.4f"),
@@ -143,7 +144,7 @@ def apply_gpu_preset(specs: pd.DataFrame) -> None:
     if spec_id in set(specs.gpu_spec_id):
         tdp = specs.set_index("gpu_spec_id").loc[spec_id, "tdp_watts"]
         if not pd.isna(tdp):  # the shared power model: TDP x (1 + the server's non-GPU share) at full load
-            st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(it_power_kw_per_gpu(float(tdp), 1.0)), 4)
+            st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(rated_it_power_kw_per_gpu(float(tdp))), 4)
             update_scenario(tco=get_scenario().tco.model_copy(update={"gpu_spec_id": spec_id}))  # exports cite it
 
 

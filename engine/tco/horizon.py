@@ -93,6 +93,7 @@ _OWNED_PARAMS = (
     "cost_of_capital_fraction_per_year",
     "residual_value_fraction",
     "power_at_load_kw_per_gpu",
+    "average_draw_fraction_of_rated",
     "idle_power_fraction",
     "pue",
     "electricity_eur_per_kwh",
@@ -199,7 +200,7 @@ def _generations(horizon: np.ndarray, life: np.ndarray) -> tuple[np.ndarray, np.
 def _owned_layers(horizon: np.ndarray, u: np.ndarray, owned: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
     """Owned layers per GPU over the horizon [EUR/GPU] (formulas in the module docstring)."""
     (
-        server, network, storage, install, life_years, rate, residual, power_kw, idle, pue, price_kwh, colo,
+        server, network, storage, install, life_years, rate, residual, power_kw, draw, idle, pue, price_kwh, colo,
         maintenance, fte, labour, hours, gpus,
     ) = owned
     life = life_months(life_years)
@@ -219,7 +220,7 @@ def _owned_layers(horizon: np.ndarray, u: np.ndarray, owned: Sequence[np.ndarray
         "hardware": purchases * (server + storage + install),
         "networking": purchases * network,
         "capital_cost": monthly_rate * (equipment * equipment_months + install * install_months),
-        "power_and_cooling": load_scaled_power_kw(power_kw, u, idle) * pue * price_kwh * hours_in_horizon,
+        "power_and_cooling": load_scaled_power_kw(power_kw * draw, u, idle) * pue * price_kwh * hours_in_horizon,
         "facility": colo * power_kw * horizon,
         "staff": fte * labour * hours * horizon / (MONTHS_PER_YEAR * gpus),
         "maintenance": maintenance * equipment * horizon / MONTHS_PER_YEAR,
@@ -230,7 +231,7 @@ def _owned_layers(horizon: np.ndarray, u: np.ndarray, owned: Sequence[np.ndarray
 def _owned_coefficients(horizon: np.ndarray, owned: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Owned total per GPU over the horizon as :math:`A + B u` [EUR/GPU]: ``(A, B)``."""
     (
-        server, network, storage, install, life_years, rate, residual, power_kw, idle, pue, price_kwh, colo,
+        server, network, storage, install, life_years, rate, residual, power_kw, draw, idle, pue, price_kwh, colo,
         maintenance, fte, labour, hours, gpus,
     ) = owned
     life = life_months(life_years)
@@ -244,7 +245,7 @@ def _owned_coefficients(horizon: np.ndarray, owned: Sequence[np.ndarray]) -> tup
     last_gen = age - age * (age - 1.0) * half_over_life
     equipment_months = older * (life - lost * (life - full_gen)) + (age - lost * (age - last_gen))
     install_months = older * full_gen + last_gen
-    energy_per_month = power_kw * pue * price_kwh * HOURS_PER_MONTH
+    energy_per_month = power_kw * draw * pue * price_kwh * HOURS_PER_MONTH
     fixed = (
         purchases * (equipment + install)
         - older * residual * equipment

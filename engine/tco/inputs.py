@@ -207,11 +207,17 @@ class TcoInputs(BaseModel):
     )
     # -- owning: running ------------------------------------------------------------------------------
     power_at_load_kw_per_gpu: float = assumed(
-        round(float(power.it_power_kw_per_gpu(power.H100_SXM_TDP_WATTS, 1.0)), 4), ge=0, le=100, unit="kW/GPU",
-        description="Server IT power per GPU at full load (the GPU plus its share of the server); also the contracted "
-                    "colocation power.",
+        round(float(power.rated_it_power_kw_per_gpu(power.H100_SXM_TDP_WATTS)), 4), ge=0, le=100, unit="kW/GPU",
+        description="Rated server IT power per GPU (the GPU plus its share of the server): the contracted colocation "
+                    "power; the electricity drawn is this times the average-draw fraction below.",
         source=(f"shared power model (engine.power): H100 700 W x (1 + 0.821 server share) = 1.275 kW = DGX H100 "
-                f"10.2 kW max / 8 GPUs ({_DGX_GUIDE}); SuperPOD guide: run at or near peak."),
+                f"10.2 kW max / 8 GPUs ({_DGX_GUIDE}); colocation contracts are sold per provisioned kW."),
+    )
+    average_draw_fraction_of_rated: float = assumed(
+        power.AVERAGE_DRAW_FRACTION_OF_RATED, gt=0, le=1, unit="-",
+        description="Average draw of the busy servers as a share of their rated power (electricity only).",
+        source="shared power model (engine.power): 'even computationally intensive workloads operate at only 76% of "
+               "the 10.2 kW TDP rating' of an 8x H100 node (Newkirk et al., arXiv 2506.14551).",
     )
     idle_power_fraction: float = assumed(
         power.IDLE_POWER_FRACTION_ASSUMED, ge=0, le=1, unit="-",

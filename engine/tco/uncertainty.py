@@ -290,7 +290,7 @@ def tornado(
     >>> result.bars[0].name
     'price_on_demand_eur_per_gpu_hour'
     >>> round(result.base_break_even_utilisation_fraction, 4)  # over the default 5-year horizon
-    0.3373
+    0.3265
     """
     base = TcoInputs() if base is None else base
     if not 0 < pct < 1:

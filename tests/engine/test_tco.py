@@ -64,6 +64,7 @@ SIMPLE = dict(
     cost_of_capital_fraction_per_year=0.0,
     residual_value_fraction=0.0,
     power_at_load_kw_per_gpu=1.0,
+    average_draw_fraction_of_rated=1.0,
     idle_power_fraction=0.5,
     pue=1.5,
     electricity_eur_per_kwh=0.2,
@@ -117,7 +118,7 @@ def month_by_month_totals(s: dict) -> dict[str, float]:
     monthly_rate = (1.0 + s["cost_of_capital_fraction_per_year"]) ** (1.0 / 12.0) - 1.0
     power = s["power_at_load_kw_per_gpu"]
     running = (
-        power * s["pue"] * s["electricity_eur_per_kwh"] * (s["idle_power_fraction"] + (1 - s["idle_power_fraction"]) * u) * h
+        power * s["average_draw_fraction_of_rated"] * s["pue"] * s["electricity_eur_per_kwh"] * (s["idle_power_fraction"] + (1 - s["idle_power_fraction"]) * u) * h
         + s["colocation_eur_per_kw_month"] * power
         + s["staff_fte"] * s["labour_cost_eur_per_hour"] * s["working_hours_per_fte_year"] / 12.0 / s["cluster_gpus"]
         + s["maintenance_fraction_of_capex_per_year"] * equipment / 12.0
@@ -703,7 +704,7 @@ def test_tco_and_workload_share_one_power_model():
     from engine import power
 
     inputs = TcoInputs(horizon_months=12, utilisation_fraction=0.4)
-    assert inputs.power_at_load_kw_per_gpu == pytest.approx(float(power.it_power_kw_per_gpu(700.0, 1.0)), abs=1e-4)
+    assert inputs.power_at_load_kw_per_gpu == pytest.approx(float(power.rated_it_power_kw_per_gpu(700.0)), abs=1e-4)
     assert inputs.pue == power.DEFAULT_POWER_MODEL.pue_ratio
     assert inputs.idle_power_fraction == power.DEFAULT_POWER_MODEL.idle_power_fraction
     layer = float(owned_breakdown_eur_per_gpu(**inputs.as_arrays())["power_and_cooling"])

@@ -119,4 +119,4 @@ def test_c7_llama3_goodput_above_90_percent():
 
 @pytest.mark.calibration
 def test_c8_dgx_h100_power_per_gpu():
-    assert float(power.it_power_kw_per_gpu(700.0)) == pytest.approx(10.2 / 8, rel=1e-4)
+    assert float(power.rated_it_power_kw_per_gpu(700.0)) == pytest.approx(10.2 / 8, rel=1e-4)

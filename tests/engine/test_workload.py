@@ -142,13 +142,13 @@ class TestTrainingHandComputed:
         r = price_training(job, offers(H100), NO_FAILURES)
         flop = flop_per_token(1e9, 16, 2048, 2048) * selective_factor(1e9, 16, 2048, 2048)
         expected_h = flop * 1e11 / (989.5e12 * 0.49) / 3600
-        kw = 0.7 * (1 + power.SERVER_NON_GPU_FRACTION_OF_TDP) * 1.56
+        kw = 0.7 * (1 + power.SERVER_NON_GPU_FRACTION_OF_TDP) * power.AVERAGE_DRAW_FRACTION_OF_RATED * 1.56
         assert r.time_hours[0] == pytest.approx(expected_h)
         assert r.gpu_hours[0] == pytest.approx(expected_h)
         assert r.cost_eur[0] == pytest.approx(expected_h * 2.5)
         assert r.energy_kwh[0] == pytest.approx(expected_h * kw)
         assert r.emissions_kg[0] == pytest.approx(expected_h * kw * 0.300)
-        assert r.gpu_only_energy_kwh[0] == pytest.approx(expected_h * 0.7)
+        assert r.gpu_only_energy_kwh[0] == pytest.approx(expected_h * 0.7 * power.AVERAGE_DRAW_FRACTION_OF_RATED)
         assert r.communication_share_fraction[0] == 0.0 and r.bound[0] == Bound.COMPUTE
         assert r.goodput_fraction[0] == 1.0 and r.scaling_efficiency_fraction[0] == 1.0
         assert r.mfu_fraction[0] == pytest.approx(0.49 / selective_factor(1e9, 16, 2048, 2048))
