@@ -6,7 +6,9 @@ chunks between decode steps instead of a whole batch being prefilled at once (Tr
 vLLM). All functions broadcast over offers. Formulas (docs/domain-model.md section 11.6):
 
 * **Decode step** with ``b`` sequences (roofline, Williams et al. 2009):
-  ``t_step(b) = max(bytes(b) / (tp BW MBU), b f_dec / (tp F MFU)) + t_TP(b)``, where
+  ``t_step(b) = max(bytes(b) / (tp BW MBU), b f_dec / (tp F MFU)) + t_TP(b) + L delta``, where ``delta`` is the
+  serving stack's fixed time per layer and step (kernel launches and the gaps between small kernels, scheduling;
+  it dominates at batch 1, :mod:`engine.workload.serving_stacks`), and
   ``bytes(b) = W_read(b) + b KV_seq`` — the weights read once per step plus each sequence's KV cache — and
   ``f_dec = 2 N_active + 4 L d ctx`` FLOPs per token (attention over ``ctx = P + O/2`` cached tokens).
 * **MoE**: FLOPs use the *active* parameters, memory holds the *total*; a step reads the experts its ``b``
@@ -60,6 +62,7 @@ class ReplicaSpec(NamedTuple):
     bytes_per_s: np.ndarray  # B/s per GPU at the MBU
     intra_busbw_gb_per_s: np.ndarray  # TP all-reduce bus bandwidth [GB/s]
     allreduce_latency_s: float
+    step_overhead_s: float = 0.0  # fixed time per decode step (kernel launches, scheduling), not hidden [s]
 
 
 class Workload(NamedTuple):
@@ -107,7 +110,7 @@ def decode_step_s(batch: npt.ArrayLike, w: Workload, r: ReplicaSpec) -> tuple[np
     t_mem = (weights_read_bytes(b, w.weight_bytes_total, w.active_fraction) + b * w.kv_bytes_per_seq) / (
         r.tp * r.bytes_per_s)
     t_cmp = b * w.decode_flop_per_token / (r.tp * r.flops)
-    return np.maximum(t_mem, t_cmp) + tp_allreduce_s(b, w, r), t_mem, t_cmp
+    return np.maximum(t_mem, t_cmp) + tp_allreduce_s(b, w, r) + r.step_overhead_s, t_mem, t_cmp
 
 
 def prefill_s(w: Workload, r: ReplicaSpec) -> np.ndarray:

@@ -32,6 +32,7 @@ from engine.workload import (
     price_training,
 )
 from engine.workload.layout import describe as describe_layout
+from engine.workload.serving_stacks import SERVING_STACK_SPECS
 from engine.workload.stacks import TRAINING_STACK_SPECS
 from engine.workload.training import stack_utilisation
 from ui import offer_scope
@@ -49,6 +50,8 @@ PRICE_LABEL = {"on-demand": "On-demand", "spot": "Spot (interruptible)", "reserv
                "cheapest": "Cheapest stated, any type"}
 POLICY_LABEL = {"exclude": "Leave the offer out", "assume_default": "Assume stated defaults"}
 WEIGHT_BYTES = {2.0: "BF16 / FP16 (2 B)", 1.0: "FP8 / INT8 (1 B)", 0.5: "INT4 (0.5 B)"}
+KV_BYTES = {2.0: "BF16 / FP16 (2 B)", 1.0: "FP8 (1 B)"}
+SERVING_STACK_LABEL = {k: v.label for k, v in SERVING_STACK_SPECS.items()}
 GRAD_BYTES = {2.0: "BF16 (2 B)", 4.0: "FP32 (4 B)"}
 LAYOUT_LABEL = {"auto": "Auto", "manual": "Manual"}
 JOB_KIND_LABEL = {"pretraining": "Pre-training", "full_finetune": "Full fine-tune", "lora": "LoRA fine-tune",
@@ -98,6 +101,7 @@ def _widget_values(s: WorkloadSection) -> dict[str, object]:
         "_wl_t_grad": t.gradient_bytes_per_param, "_wl_t_sharded": t.is_state_sharded,
         "_wl_i_params_b": i.n_params / 1e9, "_wl_i_layers": i.n_layers, "_wl_i_kv_heads": i.n_kv_heads,
         "_wl_i_head_dim": i.head_dim, "_wl_i_weights": i.weight_bytes_per_param, "_wl_i_fp8": i.is_fp8_ready,
+        "_wl_i_stack": i.serving_stack, "_wl_i_kv": i.kv_cache_bytes_per_element,
         "_wl_i_prompt": i.prompt_tokens, "_wl_i_output": i.output_tokens, "_wl_i_batch": i.batch_size,
         "_wl_i_util_pct": i.target_utilisation_fraction * 100.0, "_wl_i_tokens_day_m": s.tokens_per_day / 1e6,
         "_wl_i_latency_s": s.latency_target_s,
@@ -228,6 +232,14 @@ def _inference_fields() -> None:
     d[2].number_input("Batch size (sequences in flight)", min_value=1, step=8, key="_wl_i_batch",
                       help="Bigger batches raise throughput per GPU and lengthen each request.")
     d[3].toggle("FP8-ready serving stack", key="_wl_i_fp8", help="Compute in FP8 where the GPU has an FP8 peak.")
+    e = st.columns(4)
+    e[0].selectbox("Serving stack", list(SERVING_STACK_LABEL), format_func=SERVING_STACK_LABEL.get, key="_wl_i_stack",
+                   help="Sets the share of the memory bandwidth a decode step reaches and the fixed time per layer "
+                        "and step that dominates at batch 1: "
+                        + "; ".join(f"{v.label}: {v.calibrated_on}" for v in SERVING_STACK_SPECS.values()))
+    e[1].selectbox("KV-cache precision", list(KV_BYTES), format_func=KV_BYTES.get, key="_wl_i_kv",
+                   help="FP8 KV cache (as FP8 checkpoints of TensorRT-LLM and vLLM use) halves the cache per token: "
+                        "more sequences fit next to the weights.")
     with st.expander("Architecture and utilisation"):
         a = st.columns(4)
         a[0].number_input("Layers", min_value=1, step=1, key="_wl_i_layers")
@@ -304,6 +316,7 @@ def _read(current: WorkloadSection, mode: str, scope: OfferScope | None = None,
             n_kv_heads=int(ss["_wl_i_kv_heads"]), head_dim=int(ss["_wl_i_head_dim"]),
             weight_bytes_per_param=ss["_wl_i_weights"], prompt_tokens=int(ss["_wl_i_prompt"]),
             output_tokens=int(ss["_wl_i_output"]), batch_size=int(ss["_wl_i_batch"]), is_fp8_ready=bool(ss["_wl_i_fp8"]),
+            serving_stack=ss["_wl_i_stack"], kv_cache_bytes_per_element=float(ss["_wl_i_kv"]),
             target_utilisation_fraction=ss["_wl_i_util_pct"] / 100.0,
         )
         tokens_per_day, latency_target_s = ss["_wl_i_tokens_day_m"] * 1e6, ss["_wl_i_latency_s"]
@@ -663,6 +676,7 @@ def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
     wall_kw = float(power.facility_power_kw_per_gpu(700.0, 1.0, a.power_model()))
     t = section.training
     spec = TRAINING_STACK_SPECS[t.software_stack]
+    serving = SERVING_STACK_SPECS[section.inference.serving_stack]
     u_bf16, u_fp8 = stack_utilisation(t, a)
     layout = ("per offer, the fastest layout that fits its memory (searched)" if t.tensor_parallel_degree is None else
               f"TP {t.tensor_parallel_degree} · CP {t.context_parallel_degree} · PP {t.pipeline_parallel_degree} · "
@@ -679,12 +693,18 @@ def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
               f"{section.failures_per_million_gpu_hours:g} failures per million GPU-hours, {section.restart_s / 60:g} min "
               "restarts, Daly-optimal checkpoints"]
              if section.mode == "training" else
-             [f"compute at {a.inference_mfu_fraction:.0%} of peak, memory bandwidth at {a.inference_mbu_fraction:.0%} "
-              f"(16-bit weights) / {a.inference_mbu_fp8_fraction:.0%} (8-bit)",
+             [(f"{serving.label}: memory bandwidth at {serving.bandwidth_fraction:.0%} of peak for every precision, "
+               f"{serving.overhead_s_per_layer * 1e6:.0f} µs fixed per layer and decode step ({serving.calibrated_on}); "
+               f"compute at {a.inference_mfu_fraction:.0%} of peak"
+               if serving.bandwidth_fraction is not None else
+               f"compute at {a.inference_mfu_fraction:.0%} of peak, memory bandwidth at {a.inference_mbu_fraction:.0%} "
+               f"(16-bit weights) / {a.inference_mbu_fp8_fraction:.0%} (8-bit)"),
+              f"KV cache in {section.inference.kv_cache_bytes_per_element:g} B per element",
               f"{a.inference_memory_usable_fraction:.0%} of GPU memory for weights + KV cache; tensor parallel up to "
               f"{a.max_tensor_parallel_degree} GPUs; continuous batching",
               f"GPUs busy {section.inference.target_utilisation_fraction:.0%} of paid time"])
-    lines += [f"all-in power: GPU TDP + {a.server_non_gpu_fraction_of_tdp:.0%} server share, x PUE {a.pue_ratio:g} "
+    lines += [f"all-in power: GPU TDP + {a.server_non_gpu_fraction_of_tdp:.0%} server share, drawing on average "
+              f"{power.AVERAGE_DRAW_FRACTION_OF_RATED:.0%} of that rating, x PUE {a.pue_ratio:g} "
               f"(an H100: {wall_kw:.2f} kW at the wall); grid intensity by country (2021)",
               f"missing fabric data: **{POLICY_LABEL[section.missing_fabric].lower()}**",
               f"{section.price_type} prices, {display.currency} at {display.usd_per_eur:.4f} USD/EUR"]
@@ -726,8 +746,11 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
             "cost_eur": st.column_config.NumberColumn("Cost per job", format=f"{sym}%,.0f", help="GPU-hours x price per GPU-hour"),
             "time": st.column_config.NumberColumn(f"Time ({unit})", format="%.1f", help="Wall-clock time of the job"),
             "gpu_hours": st.column_config.NumberColumn("GPU-hours", format="%,.0f"),
-            "layout": st.column_config.TextColumn("Layout", help="Tensor x context x pipeline x data parallel degrees "
-                                                  "(auto: the smallest that fits this GPU's memory)"),
+            "layout": st.column_config.TextColumn("Layout", help="Tensor x context x pipeline x data parallel degrees, "
+                                                  "interleaving, sharding and recomputation (auto: the fastest that "
+                                                  "fits this GPU's memory)"),
+            "runner_up": st.column_config.TextColumn("Runner-up layout", help="The second fastest layout that fits, how "
+                                                     "much slower its step is and where its time goes"),
             "efficiency_pct": st.column_config.NumberColumn(
                 "Scaling eff.", format="%.0f%%", help="Share of a step spent computing: the rest is pipeline bubble "
                 "and communication that could not be hidden"),

@@ -20,6 +20,7 @@ from engine.workload.inputs import (
 )
 from engine.workload.offers import OfferArrays
 from engine.workload.results import Bound, ExclusionReason, InferenceResult
+from engine.workload.serving_stacks import SERVING_STACK_SPECS
 
 
 def _replica_tp(need_bytes: float, usable_gb: np.ndarray, max_tp: int, fixed: int | None) -> np.ndarray:
@@ -78,7 +79,8 @@ def price_inference(
     >>> a100 = offer_arrays_from_records([{"price_eur_per_gpu_hour": 2.0, "bf16_dense_tflops": 312,
     ...     "memory_gb": 80, "memory_bandwidth_tbps": 2.039, "tdp_watts": 400, "gpus_per_node": 1}])
     >>> s = InferenceService(n_params=6e9, n_layers=28, n_kv_heads=16, head_dim=256, d_model=4096,
-    ...                      prompt_tokens=128, output_tokens=128, batch_size=1)
+    ...                      prompt_tokens=128, output_tokens=128, batch_size=1,
+    ...                      serving_stack="generic")
     >>> r = price_inference(s, a100)
     >>> round(1 / float(r.time_per_output_token_s[0]), 1), r.bound_text()[0]
     (108.5, 'memory')
@@ -100,7 +102,14 @@ def price_inference(
         decode_flop_per_token=2.0 * svc.n_params + 4.0 * L * d * (P + 0.5 * O),
         prefill_flop_per_request=P * (2.0 * svc.n_params + 2.0 * L * d * P),
         prompt_tokens=P, output_tokens=O, n_layers=L, d_model=d, activation_bytes=2.0)
-    mbu = a.inference_mbu_fp8_fraction if svc.weight_bytes_per_param <= 1.0 else a.inference_mbu_fraction
+    stack = SERVING_STACK_SPECS[svc.serving_stack]
+    if stack.bandwidth_fraction is None:
+        mbu = a.inference_mbu_fp8_fraction if svc.weight_bytes_per_param <= 1.0 else a.inference_mbu_fraction
+        mbu_source = ("inference_mbu_fp8_fraction (8-bit weights)" if svc.weight_bytes_per_param <= 1.0
+                      else "inference_mbu_fraction (16-bit weights)")
+    else:
+        mbu, mbu_source = stack.bandwidth_fraction, f"{stack.label}: {stack.calibrated_on}"
+    overhead = L * stack.overhead_s_per_layer
     util = svc.target_utilisation_fraction
     batch = float(svc.batch_size)
     pm = a.power_model()
@@ -124,7 +133,7 @@ def price_inference(
             intra = network.effective_intra_busbw_gb_per_s(o.intra_node_kind, intra, tp, a.pcie_busbw_gb_per_s)
         spec = serving.ReplicaSpec(tp, peak_tflops * (1e12 * a.inference_mfu_fraction),
                                    o.memory_bandwidth_tbps * (1e12 * mbu), nan_as_tiny(intra),
-                                   a.intra_node_latency_s)
+                                   a.intra_node_latency_s, overhead)
         full_load = serving.full_load(conc, wl, spec)
         t_tp = serving.tp_allreduce_s(conc, wl, spec)
 
@@ -158,7 +167,7 @@ def price_inference(
         mig_compute = (3.0 - 2.0 * c2) / _MIG_COMPUTE_SLICES  # 3/7 or 1/7 of the SMs
         mig_memory = (4.0 - 2.0 * c2 - c1) / _MIG_MEMORY_SLICES  # 4/8, 2/8 or 1/8 of memory bandwidth
         mig_spec = serving.ReplicaSpec(np.ones(n_off), spec.flops * mig_compute, spec.bytes_per_s * mig_memory,
-                                       spec.intra_busbw_gb_per_s, 0.0)
+                                       spec.intra_busbw_gb_per_s, 0.0, overhead)
         mig_tok_s_gpu = mig_inst * serving.full_load(batch, wl, mig_spec).requests_per_s * O
 
         # Exclusions.
@@ -218,9 +227,10 @@ def price_inference(
             assumptions=_context(missing_fabric, a, (
                 Assumption("target_utilisation_fraction", util, "-", "InferenceService (user assumption)"),
                 Assumption("kv_cache_bytes_per_token", kv_tok, "B", "2 x layers x KV heads x head_dim x bytes (std)"),
-                Assumption("memory_bandwidth_utilisation", mbu, "-",
-                           "inference_mbu_fp8_fraction (8-bit weights)" if svc.weight_bytes_per_param <= 1.0
-                           else "inference_mbu_fraction (16-bit weights)"),
+                Assumption("serving_stack", stack.label, "-", stack.calibrated_on),
+                Assumption("memory_bandwidth_utilisation", mbu, "-", mbu_source),
+                Assumption("fixed_time_per_layer_and_step", stack.overhead_s_per_layer, "s", mbu_source
+                           if stack.bandwidth_fraction is None else f"{stack.label}: {stack.calibrated_on}"),
             )),
             tensor_parallel_degree=tp + nan_x,
             replicas=replicas + nan_x,

@@ -16,6 +16,7 @@ from engine import network, power
 from engine.assumptions import Assumption, assumed, assumptions_of
 from engine.parallelism import RecomputeMode
 from engine.workload.data import MODEL_PRESETS, estimated_shape
+from engine.workload.serving_stacks import ServingStack
 from engine.workload.stacks import TrainingStack
 
 JobKind = Literal["pretraining", "full_finetune", "lora", "qlora"]
@@ -248,6 +249,8 @@ class InferenceService(BaseModel):
     output_tokens: int = Field(ge=1, le=10_000_000, description="generated tokens per request [-]")
     batch_size: int = Field(ge=1, le=65_536, description="most sequences in flight per replica (max_num_seqs) [-]")
     is_fp8_ready: bool = Field(default=False, description="the serving stack computes in FP8")
+    serving_stack: ServingStack = Field(
+        default="vllm", description="serving software: memory-bandwidth utilisation and fixed time per layer and step")
     tensor_parallel_degree: int | None = Field(
         default=None, ge=1, le=64, description="GPUs per replica; None = smallest power of two that holds the batch"
     )

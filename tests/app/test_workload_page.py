@@ -319,3 +319,44 @@ def test_front_labels_near_the_right_edge_sit_left_of_their_marker():
     front = next(t for t in fig.data if t.name.startswith("Pareto"))
     assert [p.split()[1] for p in front.textposition] == ["right", "left"]
     assert front.text[0].endswith("Microsoft Azure H200 SXM") and front.text[1].startswith("Scaleway H100 SXM")
+
+
+def test_job_kind_and_stack_change_the_job_and_the_layout_and_runner_up_are_shown(at):
+    """#26: LoRA on a frozen base costs ~4N FLOPs per token against 6N, so the same job is faster on every offer; the
+    Megatron stack's FP8 utilisation beats the generic one; each offer shows its fastest layout and the runner-up."""
+    full = ranking(at)
+    assert full["runner_up"].str.contains("step time").any()
+    assert any("Runner-up:" in c.value for c in at.caption)
+    at.selectbox(key="_wl_t_kind").set_value("lora").run()
+    assert not at.exception and not at.error
+    lora = ranking(at)
+    common = full.index.intersection(lora.index)
+    assert len(common) >= 5
+    assert (lora.loc[common, "time"] < full.loc[common, "time"]).all()
+    assert any("LoRA fine-tune on" in m.value for m in at.markdown)
+    at.toggle(key="_wl_t_fp8").set_value(True).run()
+    generic = ranking(at)
+    at.selectbox(key="_wl_t_stack").set_value("megatron").run()
+    megatron = ranking(at).loc[generic.index]
+    h100 = generic["gpu"].str.startswith("H100")
+    assert h100.sum() >= 2
+    assert (megatron.loc[h100, "time"] < generic.loc[h100, "time"]).all()
+    assert any("Megatron-LM / NeMo" in m.value for m in at.markdown)
+
+
+def test_serving_stack_and_kv_precision_change_the_cost_per_million_tokens(at):
+    """#26: vLLM pays a fixed time per layer and step that TensorRT-LLM does not; an FP8 KV cache fits more
+    sequences, so cost per million tokens falls."""
+    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    at.number_input(key="_wl_i_batch").set_value(1).run()
+    vllm = ranking(at)
+    at.selectbox(key="_wl_i_stack").set_value("tensorrt_llm").run()
+    assert not at.exception and not at.error
+    trt = ranking(at).loc[vllm.index]
+    assert (trt["request_latency_s"] < vllm["request_latency_s"]).all()
+    assert any("TensorRT-LLM: memory bandwidth at 67% of peak" in m.value for m in at.markdown)
+    at.number_input(key="_wl_i_batch").set_value(256).run()
+    bf16_kv = ranking(at)
+    at.selectbox(key="_wl_i_kv").set_value(1.0).run()
+    fp8_kv = ranking(at).loc[bf16_kv.index]
+    assert (fp8_kv["cost_eur"] <= bf16_kv["cost_eur"] + 1e-9).all() and (fp8_kv["cost_eur"] < bf16_kv["cost_eur"]).any()

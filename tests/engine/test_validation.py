@@ -99,7 +99,7 @@ def test_c6_gptj_batch1_decode_and_first_token():
     h100 = offer_arrays_from_records([{"price_eur_per_gpu_hour": 2.0, "bf16_dense_tflops": 989.5,
                                        "fp8_dense_tflops": 1979, "memory_gb": 80, "memory_bandwidth_tbps": 3.35,
                                        "tdp_watts": 700, "gpus_per_node": 1}])
-    s = InferenceService(n_params=6e9, n_layers=28, n_kv_heads=16, head_dim=256, d_model=4096, prompt_tokens=128,
+    s = InferenceService(n_params=6e9, n_layers=28, n_kv_heads=16, head_dim=256, d_model=4096, prompt_tokens=128, serving_stack="generic",
                          output_tokens=128, batch_size=1)
     r = price_inference(s, a100)
     assert 1 / float(r.time_per_output_token_s[0]) == pytest.approx(111, rel=0.05)

@@ -412,12 +412,13 @@ class TestInference:
         assert r.machine_balance_flop_per_byte[0] == pytest.approx(989.5 / 3.35)
 
     def test_continuous_batching_throughput_hand_computed(self):
-        """Batch 1, memory-bound: t_step = (W + KV_seq) / (BW MBU); X = 1 / (t_pf + O t_step)."""
+        """Batch 1, memory-bound: t_step = (W + KV_seq) / (BW eta) + L delta (vLLM: eta 0.67, delta 44 us per layer);
+        X = 1 / (t_pf + O t_step)."""
         s = InferenceService(n_params=7e9, n_layers=32, n_kv_heads=8, head_dim=128, d_model=4096, prompt_tokens=100,
-                             output_tokens=50, batch_size=1)
+                             output_tokens=50, batch_size=1, serving_stack="vllm")
         r = price_inference(s, offers({**H100, "gpus_per_node": 1}))
         kv_seq = 2 * 32 * 8 * 128 * 2 * (100 + 25)
-        t_step = (14e9 + kv_seq) / (3.35e12 * 0.65)
+        t_step = (14e9 + kv_seq) / (3.35e12 * 0.67) + 32 * 44e-6
         t_pf = 100 * (14e9 + 2 * 32 * 4096 * 100) / (989.5e12 * 0.40)
         assert r.time_per_output_token_s[0] == pytest.approx(t_step + t_pf / 50)
         assert r.time_to_first_token_s[0] == pytest.approx(t_pf)
@@ -442,11 +443,24 @@ class TestInference:
     def test_fp8_weights_use_their_own_memory_bandwidth_utilisation(self):
         """Halving the weight bytes does not halve the decode time: FP8 MBU 0.33 vs 0.65 (C6)."""
         base = {"n_params": 7e9, "n_layers": 32, "n_kv_heads": 8, "head_dim": 128, "prompt_tokens": 16,
-                "output_tokens": 256, "batch_size": 1}
+                "output_tokens": 256, "batch_size": 1, "serving_stack": "generic"}
         bf16 = price_inference(InferenceService(**base), offers(H100))
         fp8 = price_inference(InferenceService(**base, weight_bytes_per_param=1.0, is_fp8_ready=True), offers(H100))
         ratio = fp8.time_per_output_token_s[0] / bf16.time_per_output_token_s[0]
         assert 0.9 < ratio < 1.1  # (W/2 / 0.33) / (W / 0.65) = 0.985
+
+    def test_a_calibrated_stack_reads_fp8_bytes_as_fast_as_bf16_ones_and_pays_a_fixed_time_per_layer(self):
+        """TensorRT-LLM / vLLM: one bandwidth utilisation for every precision, so FP8 weights nearly halve the batch-1
+        step; vLLM adds L x 44 us per step that TensorRT-LLM (CUDA graphs, 0) does not."""
+        base = {"n_params": 7e9, "n_layers": 32, "n_kv_heads": 8, "head_dim": 128, "prompt_tokens": 16,
+                "output_tokens": 256, "batch_size": 1}
+        trt = {**base, "serving_stack": "tensorrt_llm"}
+        bf16 = price_inference(InferenceService(**trt), offers(H100)).time_per_output_token_s[0]
+        fp8 = price_inference(InferenceService(**trt, weight_bytes_per_param=1.0, is_fp8_ready=True),
+                              offers(H100)).time_per_output_token_s[0]
+        assert 0.45 < fp8 / bf16 < 0.55
+        vllm = price_inference(InferenceService(**base, serving_stack="vllm"), offers(H100)).time_per_output_token_s[0]
+        assert vllm - bf16 == pytest.approx(32 * 44e-6, rel=0.02)
 
     def test_tensor_parallel_communication_per_token_counts_for_tp_above_1(self):
         s = InferenceService.from_preset("llama-2-70b", prompt_tokens=128, output_tokens=128, batch_size=1)

@@ -135,7 +135,7 @@ def trtllm_tokens_per_s(preset: str, tp: int, isl: int, osl: int) -> float:
     """Total output tokens/s of one replica at full load (concurrency cap 2048, 90 % of memory)."""
     svc = InferenceService.from_preset(
         preset, prompt_tokens=isl, output_tokens=osl, batch_size=2048, weight_bytes_per_param=1.0,
-        kv_cache_bytes_per_element=1.0, is_fp8_ready=True, tensor_parallel_degree=tp)
+        kv_cache_bytes_per_element=1.0, is_fp8_ready=True, tensor_parallel_degree=tp, serving_stack="tensorrt_llm")
     r = price_inference(svc, offer(H100))
     return float(r.tokens_per_s_per_gpu[0]) * tp
 
@@ -171,7 +171,7 @@ def serving_at_concurrency_one(preset: str, tp: int, isl: int, osl: int, what: s
     """V33-V34: one request at a time, FP8 weights and KV cache; TPOT or TTFT [ms]."""
     svc = InferenceService.from_preset(
         preset, prompt_tokens=isl, output_tokens=osl, batch_size=1, weight_bytes_per_param=1.0,
-        kv_cache_bytes_per_element=1.0, is_fp8_ready=True, tensor_parallel_degree=tp)
+        kv_cache_bytes_per_element=1.0, is_fp8_ready=True, tensor_parallel_degree=tp, serving_stack="tensorrt_llm")
     r = price_inference(svc, offer(H100))
     value = r.time_per_output_token_s if what == "tpot" else r.time_to_first_token_s
     return float(value[0]) * 1e3
@@ -181,7 +181,7 @@ def trtllm_tokens_per_s_on(spec: dict, preset: str, tp: int, isl: int, osl: int)
     """V35-V37: as :func:`trtllm_tokens_per_s` on another GPU."""
     svc = InferenceService.from_preset(
         preset, prompt_tokens=isl, output_tokens=osl, batch_size=2048, weight_bytes_per_param=1.0,
-        kv_cache_bytes_per_element=1.0, is_fp8_ready=True, tensor_parallel_degree=tp)
+        kv_cache_bytes_per_element=1.0, is_fp8_ready=True, tensor_parallel_degree=tp, serving_stack="tensorrt_llm")
     return float(price_inference(svc, offer(spec)).tokens_per_s_per_gpu[0]) * tp
 
 
@@ -219,6 +219,44 @@ def fit_stack_utilisation(stack: str, field: str, evaluate: Callable[[], tuple[f
             lo, hi = (mid, hi) if value < target else (lo, mid)
         fits.append(0.5 * (lo + hi))
     return math.exp(sum(map(math.log, fits)) / len(fits))
+
+
+def trtllm_h200_rows() -> tuple[float, float]:
+    """C12: TensorRT-LLM perf-overview, Llama 3.1 8B FP8, H200 TP1, 1000/1000 and 2048/2048 (max throughput)."""
+    return (trtllm_tokens_per_s_on(H200, "llama-3-8b", 1, 1000, 1000),
+            trtllm_tokens_per_s_on(H200, "llama-3-8b", 1, 2048, 2048))
+
+
+def vllm_ci_latency_ms() -> float:
+    """C13: vLLM CI latency test, Llama 3.1 8B BF16, TP1, H200, batch 8, 32 in / 128 out: request latency [ms]."""
+    svc = InferenceService.from_preset("llama-3-8b", prompt_tokens=32, output_tokens=128, batch_size=8,
+                                       serving_stack="vllm")
+    return float(price_inference(svc, offer(H200)).request_latency_s[0]) * 1e3
+
+
+def fit_serving_stack(stack: str, field: str, evaluate: Callable[[], tuple[float, ...]],
+                      published: tuple[float, ...], lo: float, hi: float, increasing: bool) -> float:
+    """The value of ``field`` of serving ``stack`` at which the engine reproduces the published rows (geometric mean
+    of the per-row fits, bisection on the engine). Calibration only: returns the fit, sets nothing."""
+    from engine.workload import serving_stacks
+
+    original = serving_stacks.SERVING_STACK_SPECS[stack]
+    fits = []
+    for i, target in enumerate(published):
+        a, b = lo, hi
+        for _ in range(50):
+            mid = 0.5 * (a + b)
+            serving_stacks.SERVING_STACK_SPECS[stack] = original._replace(**{field: mid})
+            try:
+                value = evaluate()[i]
+            finally:
+                serving_stacks.SERVING_STACK_SPECS[stack] = original
+            if (value < target) == increasing:
+                a = mid
+            else:
+                b = mid
+        fits.append(0.5 * (a + b))
+    return math.exp(sum(map(math.log, fits)) / len(fits)) if all(f > 0 for f in fits) else sum(fits) / len(fits)
 
 
 # ------------------------------------------------------------------------------------------------
