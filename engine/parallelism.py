@@ -21,7 +21,8 @@ Formulas (docs/domain-model.md section 11.1), all vectorised over offers:
   - TP (sequence parallel): per layer and micro-batch 2 all-gathers + 2 reduce-scatters forward and the same
     backward, each of ``s b h`` activations: 4 all-reduce equivalents of ``(s/CP) b h x bytes`` [2];
     full recomputation repeats the forward ones (x 1.5);
-  - CP (all-gather of K and V forward, reduce-scatter of their gradients backward, Llama 3 [4] s3.3.2):
+  - CP (all-gather of K and V forward, reduce-scatter of their gradients backward, Llama 3 [4] s3.3.2; each TP rank
+    moves only its own KV heads, 1/TP of them):
     ``2 (s/CP) b kv_dim x bytes`` per layer each way;
   - PP: activations ``(s/CP) b h x bytes / TP`` per micro-batch, forward and backward, ``v`` times (the
     scatter/gather optimisation of [1] §4.1 splits the tensor over the TP ranks);

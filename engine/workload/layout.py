@@ -248,7 +248,7 @@ def step_model(j: JobShape, c: Candidates, g: dict[str, np.ndarray], latency_s: 
         if cp > 1:
             g_cp = np.clip(ranks_in_node, 1.0, cp)
             t_cp_call = network.hierarchical_allreduce_time_s(
-                s * b * 2.0 * j.kv_dim * j.act_bytes, g_cp, cp / g_cp, intra(g_cp, g["intra_ring"]), g["link_gbit"],
+                s * b * 2.0 * j.kv_dim * j.act_bytes / tp, g_cp, cp / g_cp, intra(g_cp, g["intra_ring"]), g["link_gbit"],
                 oversubscription, nic_efficiency, 2.0 * latency_s, 0.0).total_s
             t_cp = (L / pp) * m * np.where(np.isnan(t_cp_call), np.inf, t_cp_call)
         else:

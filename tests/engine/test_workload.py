@@ -786,7 +786,7 @@ def test_more_gpus_never_beat_the_perfect_scaling_bound(n_params, n_gpus, gpn, l
     overlap=st.floats(min_value=0.0, max_value=1.0),
     oversub=st.floats(min_value=1.0, max_value=8.0),
 )
-def test_lower_network_bandwidth_never_raises_scaling_efficiency(links, intra, n_gpus, gpn, overlap, oversub):
+def test_lower_network_bandwidth_never_shortens_the_step(links, intra, n_gpus, gpn, overlap, oversub):
     job = TrainingJob.from_preset("llama-2-7b", n_gpus=n_gpus, tensor_parallel_degree=1, pipeline_parallel_degree=1,
                                   global_batch_tokens=4096.0 * 1024)
     base = {**H100, "gpus_per_node": gpn}
@@ -797,9 +797,17 @@ def test_lower_network_bandwidth_never_raises_scaling_efficiency(links, intra, n
         "intra_bandwidth_gb_per_s": np.array([intra[1], intra[1], intra[0]]),
     })
     a = EngineAssumptions(overlap_fraction=overlap, oversubscription_ratio=oversub)
-    e = price_training(job, o, a).scaling_efficiency_fraction
-    assert e[0] <= e[1] + 1e-12  # slower network
-    assert e[2] <= e[1] + 1e-12  # slower intra-node link
+    # The layout search may pick another sharding on a slower network (more compute, less traffic), so the
+    # efficiency of the chosen layouts need not be monotone; the step time is: every candidate slows down.
+    t = price_training(job, o, a).step_time_s
+    assert t[0] >= t[1] * (1 - 1e-12)  # slower network
+    assert t[2] >= t[1] * (1 - 1e-12)  # slower intra-node link
+    # With the layout fixed (no sharding choice), the efficiency is monotone too.
+    fixed = job.model_copy(update={"is_state_sharded": False, "training_state_bytes_per_param": 4.0})  # fits unsharded
+    e = price_training(fixed, o, a).scaling_efficiency_fraction
+    assert not np.isnan(e).any()
+    assert e[0] <= e[1] + 1e-12
+    assert e[2] <= e[1] + 1e-12
 
 
 @PROPERTY
