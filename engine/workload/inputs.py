@@ -26,7 +26,7 @@ JOB_KINDS: tuple[str, ...] = ("pretraining", "full_finetune", "lora", "qlora")
 #: the 0.127-bit quantisation constants).
 BASE_WEIGHT_BYTES = {"lora": 2.0, "qlora": 4.127 / 8.0}
 #: Sequences per step of a fine-tuning job when the user gives no batch: NeMo 24.07's SFT and LoRA recipes (global
-#: batch 32, packed sequences; NVIDIA/NeMo docs/source/performance/performance_summary.md at commit
+#: batch 32, packed sequences; github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md at commit
 #: 8e3d65dcfe3504689bfc5b6e67d502780aacad41).
 FINETUNE_BATCH_SEQUENCES = 32
 

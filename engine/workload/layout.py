@@ -40,7 +40,7 @@ References
 .. [2] V. Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models", arXiv:2205.05198.
 .. [3] S. Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
    arXiv:1910.02054 (Fig. 1 memory per stage; s7: ZeRO-3 moves 1.5x the data-parallel volume of an all-reduce).
-.. [4] Megatron-LM distributed optimizer (docs/source/api-guide/dist_optimizer.md): gradients reduce-scattered,
+.. [4] Megatron-LM distributed optimizer (github.com/NVIDIA/Megatron-LM docs/source/api-guide/dist_optimizer.md): gradients reduce-scattered,
    parameters all-gathered, "6 + 12/d" bytes per parameter with FP32 gradients; PyTorch FSDP (ZeRO-3).
 """
 

@@ -11,7 +11,7 @@ The serving model (:mod:`engine.serving`) needs two properties of the software t
   per-step scheduling, which do not shrink with the batch and dominate decode at batch 1.
 
 Each stack's values are calibrated on published runs *of that stack* (calibration cases of docs/validation.md, never
-a validation case): ``tests/engine/validation_cases.fit_serving_stack`` reproduces the fit.
+a validation case): ``fit_serving_stack`` in ``tests/engine/validation_cases.py`` reproduces the fit.
 
 References
 ----------

@@ -16,8 +16,8 @@ A stack whose utilisation no published run of its own calibrates keeps the engin
 
 References
 ----------
-.. [1] NVIDIA NeMo 24.07 performance summary, github.com/NVIDIA/NeMo
-   ``docs/source/performance/performance_summary.md`` at commit 8e3d65dcfe3504689bfc5b6e67d502780aacad41
+.. [1] NVIDIA NeMo 24.07 performance summary,
+   github.com/NVIDIA/NeMo ``docs/source/performance/performance_summary.md`` at commit 8e3d65dcfe3504689bfc5b6e67d502780aacad41
    (2024-09-09): DGX-H100, FP8, pre-training rows (calibration C10).
 .. [2] Megatron-LM, ``--use-distributed-optimizer`` (ZeRO-1 style sharding of the optimizer state over data-parallel
    ranks), ``--overlap-grad-reduce``, ``--overlap-param-gather``, interleaved 1F1B
@@ -65,7 +65,7 @@ class TrainingStackSpec(NamedTuple):
 
 #: Calibration C10 (docs/validation.md): the FP8 compute-phase utilisation at which this engine reproduces NeMo
 #: 24.07's DGX-H100 pre-training rows Llama 2 7B on 8 GPUs (16,934 tokens/s/GPU) and Llama 2 70B on 64 GPUs (TP 4,
-#: PP 4, VP 20: 1,728 tokens/s/GPU); fitted with ``tests/engine/validation_cases.fit_stack_utilisation`` (geometric
+#: PP 4, VP 20: 1,728 tokens/s/GPU); fitted with ``fit_stack_utilisation`` (tests/engine/validation_cases.py) (geometric
 #: mean of the two per-row fits: 0.4353). The fine-tuning rows of the same page are validation cases, not used here.
 MEGATRON_FP8_FRACTION = 0.435
 
