@@ -855,8 +855,8 @@ def breakdown_caption(row: pd.Series) -> str:
     parts = ", ".join(f"{k.upper()} {v:.2f} s" for k, v in exposed.items() if v > 0.005) or "none"
     nodes = f"{row['n_nodes']:.0f} node{'s' if row['n_nodes'] > 1 else ''}"
     runner = row.get("runner_up") or "none fits"
-    return (f"Fastest layout {row['layout'] or 'n/a'} on {nodes}, {row['micro_batches']:.0f} micro-batches per step. "
-            f"Runner-up: {runner}. "
+    return (f"Layout {row['layout'] or 'n/a'} on {nodes} (the fastest that fits), {row['micro_batches']:.0f} "
+            f"micro-batches per step. Runner-up: {runner}. "
             f"One optimizer step: {step:.2f} s = {comp:.2f} s compute + {row['bubble_time_per_step_s']:.2f} s pipeline "
             f"bubble + exposed communication ({parts}). Scaling efficiency {row['efficiency_pct']:.0f}%, MFU "
             f"{row['mfu_pct']:.0f}% (HFU {row['hfu_pct']:.0f}%). " + (
