@@ -26,7 +26,8 @@ if problems:
 solved = view.solve(section, catalog, display.usd_per_eur)
 
 if solved.plan is None:
-    st.error(view.infeasible_message(solved.problems, solved.too_large), icon=":material/block:")
+    st.error(view.infeasible_message(solved.problems, solved.too_large, solved, section, catalog),
+             icon=":material/block:")
 else:
     plan = solved.plan
     od, od_pct = view.savings(plan, solved.all_on_demand)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from catalog.importer import export_csv, export_excel
-from ui import brief, charts
+from ui import brief, charts, offer_scope
 from ui.catalog import get_store, offers, provider_facts, table
 from ui.providers_view import (
     clear_filters,
@@ -11,6 +11,7 @@ from ui.providers_view import (
     comparison_options,
     filter_widgets,
     offer_table,
+    seat_and_certification_filter,
     sort_offers,
     sovereignty_table,
     spec_table,
@@ -25,8 +26,9 @@ st.caption("Every row links to its source and shows its age; values no source st
 
 brief.init_provider_filters(get_scenario().brief)
 brief.draw_banner("providers", brief.provider_differences(get_scenario().brief))
-filters = filter_widgets(store.filter_options(), display)
-result, sorted_by = sort_offers(offers(filters, display.usd_per_eur), filters.price_types)
+options = {**store.filter_options(), "certifications": offer_scope.certification_options(offers(None, display.usd_per_eur))}
+filters = filter_widgets(options, display)
+result, sorted_by = sort_offers(seat_and_certification_filter(offers(filters, display.usd_per_eur)), filters.price_types)
 PICKS = "_prov_compare_picks"  # the comparison's picks, kept while another tab is open (its widget is not drawn)
 
 

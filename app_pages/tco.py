@@ -5,6 +5,7 @@ import streamlit as st
 
 from engine.tco import evaluate_tco
 from ui import brief, tco_charts, tco_view
+from ui.brief_scope import offers_meeting_brief
 from ui.catalog import offer_prices, offers, table
 from ui.format import money
 from ui.scenario import TORNADO_RANGE, get_scenario, update_scenario
@@ -22,7 +23,7 @@ banner = st.container()
 tco_view.init_widgets(section)
 catalog_offers = offers(None, display.usd_per_eur)
 offer_id, committed = tco_view.draw_presets(catalog_offers, table("gpu_specs"), display, offer_prices,
-                                            scenario.brief.gpu_models)
+                                            set(offers_meeting_brief(catalog_offers, scenario.brief)["offer_id"]))
 choice, reserved_price, reserved_term = tco_view.draw_committed_choice(offer_id, committed, section, display)
 inputs, errors = tco_view.draw_inputs((reserved_price, reserved_term))
 if inputs is None:

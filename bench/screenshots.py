@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -84,6 +85,33 @@ def _seed_workshop(catalog: Path) -> str:
     return token
 
 
+def board_summary(catalog: Path, out: Path) -> list[Path]:
+    """The PDF report's first page (the one-page summary a board reads, issue #27.13) as PNGs: the workshop brief
+    with training and inference computed, and the issue's brief that no offer meets (BSI C5 + EU parent)."""
+    import os
+
+    from catalog.store import CatalogStore
+    from ui.brief import apply_brief
+    from ui.exports import pdf_report
+    from ui.scenario import ClientBrief, Scenario, WorkloadSection
+
+    os.environ["GPU_ADVISOR_CATALOG"] = str(catalog)
+    both = Scenario(workload=WorkloadSection(mode="inference", computed_modes=("training",)))
+    briefs = {"board-summary": ClientBrief(),
+              "board-summary-nothing-meets": ClientBrief(eu_jurisdiction_only=True, required_certifications=("BSI-C5",))}
+    written = []
+    with CatalogStore(catalog) as store, tempfile.TemporaryDirectory() as tmp:
+        for name, brief in briefs.items():
+            pdf = Path(tmp) / f"{name}.pdf"
+            pdf.write_bytes(pdf_report(store, apply_brief(both, brief), client="Example client",
+                                       scenario_name="Workshop brief"))
+            subprocess.run(["pdftoppm", "-r", "110", "-f", "1", "-l", "1", "-singlefile", "-png", str(pdf),
+                            str(out / name)], check=True, timeout=120)
+            written.append(out / f"{name}.png")
+            print(f"wrote {written[-1]}")
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
@@ -100,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         catalog = Path(tmp) / "catalog.duckdb"
         build_catalog(catalog)
+        board_summary(catalog, out)  # the PDF's first page
         token = _seed_workshop(catalog)
         proc, url = start_server(catalog, Path(tmp) / "streamlit.log", local_editing=True)  # the editing grid
         try:

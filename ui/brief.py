@@ -14,14 +14,14 @@ from dataclasses import dataclass
 import streamlit as st
 from pydantic import ValidationError
 
-from ui import offer_scope
+from ui import brief_scope, offer_scope
 from ui.format import plain
 from ui.scenario import GPU_CLASSES, UTILISATION_RANGE, ClientBrief, Scenario, get_scenario, update_scenario
 
 #: Widget keys of each page that the brief sets (the page's own widget keys).
 _TCO_KEYS = {"cluster_gpus": "_tco_cluster_gpus", "horizon_months": "_tco_horizon_months",
              "utilisation_fraction": "_tco_utilisation_fraction"}
-_PROVIDER_KEYS = ("prov_gpu", "prov_eu", "prov_jur")
+_PROVIDER_KEYS = ("prov_gpu", "prov_eu", "prov_jur", "prov_seat", "prov_certs")
 
 
 @dataclass(frozen=True)
@@ -82,12 +82,25 @@ def _apply_workload(scenario: Scenario, brief: ClientBrief) -> Scenario:
                                      "pipeline_parallel_degree": None, "data_parallel_degree": None,
                                      "context_parallel_degree": 1})
         job = type(job).model_validate(job.model_dump())
-    return scenario.model_copy(update={"workload": scenario.workload.model_copy(update={"training": job})})
+    # Serving keeps its GPUs busy the brief's share of paid time (issue #27.3: it stayed at 100 %).
+    service = scenario.workload.inference.model_copy(update={"target_utilisation_fraction": brief.utilisation_fraction})
+    return scenario.model_copy(update={"workload": scenario.workload.model_copy(update={"training": job,
+                                                                                      "inference": service})})
+
+
+def _apply_placement(scenario: Scenario, brief: ClientBrief) -> Scenario:
+    """The brief as the portfolio (one workload, :func:`ui.brief_scope.brief_workload`), its GPU class and
+    residency as the client-wide venue rules (issue #27.3: the page kept its built-in example)."""
+    scenario = _apply_scope("placement")(scenario, brief)
+    section = scenario.placement
+    scope = section.scope.model_copy(update={"gpu_models": brief.gpu_models})
+    return scenario.model_copy(update={"placement": section.model_copy(update={
+        "scope": scope, "workloads": [brief_scope.brief_workload(brief)]})})
 
 
 #: Page -> function applying the brief to that page's section.
 APPLY = {"tco": _apply_tco, "scoring": _apply_scope("scoring"), "workload": _apply_workload,
-         "placement": _apply_scope("placement"), "providers": lambda scenario, brief: scenario}
+         "placement": _apply_placement, "providers": lambda scenario, brief: scenario}
 #: Scenario sections the brief writes.
 SECTIONS = ("brief", "tco", "scoring", "workload", "placement")
 
@@ -113,8 +126,11 @@ def _reset_widgets(pages: tuple[str, ...]) -> None:
         if page in pages:
             offer_scope.forget_widgets(page)
     if "workload" in pages:
-        st.session_state.pop("_wl_t_gpus", None)
-        st.session_state.pop("_wl_t_layout", None)
+        for key in ("_wl_t_gpus", "_wl_t_layout", "_wl_i_util_pct"):
+            st.session_state.pop(key, None)
+    if "placement" in pages:  # the portfolio grid redraws from the brief's workload
+        for key in ("_pl_portfolio", "_pl_portfolio_base"):
+            st.session_state.pop(key, None)
 
 
 def use_brief(brief: ClientBrief | None = None, pages: tuple[str, ...] | None = None) -> None:
@@ -197,17 +213,31 @@ def workload_differences(scenario: Scenario) -> list[Difference]:
     gpus = scenario.workload.training.n_gpus
     if scenario.workload.mode == "training" and gpus != scenario.brief.cluster_gpus:
         out.append(Difference("GPUs", str(gpus), str(scenario.brief.cluster_gpus)))
+    busy = scenario.workload.inference.target_utilisation_fraction
+    if scenario.workload.mode == "inference" and abs(busy - scenario.brief.utilisation_fraction) > 1e-9:
+        out.append(Difference("utilisation", f"{busy:.0%}", f"{scenario.brief.utilisation_fraction:.0%}"))
     return out + scope_differences(scenario, "workload")
 
 
 def placement_differences(scenario: Scenario) -> list[Difference]:
-    return scope_differences(scenario, "placement")
+    """The portfolio (the brief's one workload, or an example / the user's own) and the venue rules."""
+    brief, section = scenario.brief, scenario.placement
+    out = []
+    wanted = brief_scope.brief_workload(brief)
+    if list(section.workloads) != [wanted]:
+        page = (f"your own portfolio of {len(section.workloads)}" if section.workloads
+                else f"the built-in example '{section.example}'")
+        out.append(Difference("workloads", page, f"{wanted.peak_gpus:g} GPUs at {brief.utilisation_fraction:.0%}"))
+    if set(section.scope.gpu_models) != set(brief.gpu_models):
+        out.append(Difference("GPU class", _gpu_class_text(section.scope.gpu_models), _gpu_class_text(brief.gpu_models)))
+    return out + scope_differences(scenario, "placement")
 
 
 def provider_filter_defaults(brief: ClientBrief) -> dict[str, object]:
     """The Providers page's filter widgets as the brief sets them."""
     return {"prov_gpu": list(brief.gpu_models), "prov_eu": brief.eu_resident_only,
-            "prov_jur": ["EU"] if brief.eu_jurisdiction_only else []}
+            "prov_jur": ["EU"] if brief.eu_jurisdiction_only else [], "prov_seat": brief.eu_legal_seat_only,
+            "prov_certs": list(brief.required_certifications)}
 
 
 def init_provider_filters(brief: ClientBrief) -> None:
@@ -222,7 +252,9 @@ def provider_differences(brief: ClientBrief) -> list[Difference]:
     if set(gpus) != set(brief.gpu_models):
         out.append(Difference("GPU models", ", ".join(gpus) or "any", ", ".join(brief.gpu_models) or "any"))
     out += constraint_differences(brief, eu_resident_only=bool(st.session_state.get("prov_eu", False)),
-                                  eu_jurisdiction_only=st.session_state.get("prov_jur", []) == ["EU"])
+                                  eu_jurisdiction_only=st.session_state.get("prov_jur", []) == ["EU"],
+                                  eu_legal_seat_only=bool(st.session_state.get("prov_seat", False)),
+                                  required_certifications=tuple(st.session_state.get("prov_certs", [])))
     return out
 
 
@@ -232,16 +264,27 @@ def provider_differences(brief: ClientBrief) -> list[Difference]:
 
 
 def draw_banner(page: str, differences: list[Difference]) -> None:
-    """The brief in one line, this page's differences from it, and a button to apply the brief here."""
-    brief = get_scenario().brief
+    """The brief in one line, this page's differences from it, the brief's items the page does not apply and why,
+    a button to apply the brief here, and, when no catalog offer meets the brief, the nearest alternatives
+    (:mod:`ui.brief_scope`, the same on every page)."""
+    from ui.catalog import offers
+
+    scenario = get_scenario()
+    brief = scenario.brief
+    skipped = brief_scope.not_applied_text(brief_scope.not_applied(page, scenario))
+    skipped = f"  \n**Not applied here:** {skipped}" if skipped else ""
     with st.container(border=True):
         if not differences:
-            st.caption(f"**Client brief:** {summary(brief)} · this page follows it.")
-            return
-        changed = "; ".join(f"{d.label} {plain(d.page_value)} (brief: {plain(d.brief_value)})" for d in differences)
-        left, right = st.columns([5, 1])
-        left.caption(f"**Client brief:** {summary(brief)}  \n**This page differs:** {changed}")
-        right.button("Use the brief here", key=f"brief_apply_{page}", on_click=use_brief, kwargs={"pages": (page,)})
+            st.caption(f"**Client brief:** {summary(brief)} · this page follows it.{skipped}")
+        else:
+            changed = "; ".join(f"{d.label} {plain(d.page_value)} (brief: {plain(d.brief_value)})" for d in differences)
+            left, right = st.columns([5, 1])
+            left.caption(f"**Client brief:** {summary(brief)}  \n**This page differs:** {changed}{skipped}")
+            right.button("Use the brief here", key=f"brief_apply_{page}", on_click=use_brief,
+                         kwargs={"pages": (page,)})
+        message = brief_scope.nothing_meets_message(offers(None, scenario.display.usd_per_eur), brief)
+        if message:
+            st.warning(message, icon=":material/search_off:")
 
 
 _FORM_KEYS = {"gpu_class": "_brief_gpu_class", "model": "_brief_model", "gpus": "_brief_gpus",

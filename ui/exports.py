@@ -28,7 +28,7 @@ from catalog.cells import neutralise_frame
 from catalog.store import CatalogStore
 from engine.power import rated_it_power_kw_per_gpu
 from engine.tco import TcoInputs, evaluate_tco
-from ui import labels, tco_words, workload_export
+from ui import board_page, labels, tco_words, workload_export
 from ui.scenario import Scenario, TcoSection
 from ui.workshop import key_results, to_json
 
@@ -439,11 +439,14 @@ def report_html(store: CatalogStore, scenario: Scenario, client: str = "", scena
         "page-break-after:avoid} table{border-collapse:collapse;font-size:12px;width:100%;margin:6px 0}"
         "td,th{border:1px solid #d1d5db;padding:2px 5px;text-align:left;vertical-align:top;overflow-wrap:anywhere}"
         "th{background:#f3f4f6} a{color:#1d4ed8;text-decoration:none} .chart{page-break-inside:avoid;margin:8px 0} .head td{font-size:13px;border:none;"
-        "padding:1px 8px 1px 0} .head th{font-size:13px;border:none;background:none;padding:1px 12px 1px 0}",
+        "padding:1px 8px 1px 0} .head th{font-size:13px;border:none;background:none;padding:1px 12px 1px 0}"
+        ".board{font-size:10.5px;page-break-after:always} .board h2{margin-top:8px} .board h3{font-size:12px;"
+        "margin:7px 0 2px} .board p{margin:2px 0} .board ul{margin:2px 0;padding-left:16px} .board table{font-size:9.5px} .board th{white-space:nowrap}",
         "</style></head><body>",
         f"<h1>GPU Cloud Advisor report{': ' + html.escape(client) if client else ''}</h1>",
         "<table class='head'>" + "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
                                          for k, v in head) + "</table>",
+        board_page.board_html(scenario, catalog, _md, _table),  # page 1: what a board reads (issue #27.13)
         "<h2>Key results</h2>",
         _table(pd.DataFrame(results_rows(results, scenario)).drop(columns=["_number", "Unit"])),
         *tco_parts,

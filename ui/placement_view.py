@@ -141,7 +141,9 @@ def _load_example() -> None:
     """on_change of the example picker (and the reset button): the example's portfolio, edits dropped."""
     ss = st.session_state
     name = ss.get(K_EXAMPLE) if ss.get(K_EXAMPLE) in EXAMPLES else next(iter(EXAMPLES))
-    update_scenario(placement=get_scenario().placement.model_copy(update={"example": name, "workloads": []}))
+    section = get_scenario().placement  # an example names its own GPU models: the brief's GPU class is lifted
+    update_scenario(placement=section.model_copy(update={"example": name, "workloads": [],
+                                                         "scope": section.scope.model_copy(update={"gpu_models": ()})}))
     for key in (K_GRID, K_BASE):
         ss.pop(key, None)
 
@@ -295,10 +297,15 @@ class Solved(NamedTuple):
     too_large: bool = False  # over the engine's work budget (problems says why): nothing was solved
 
 
+def venue_rules(section: PlacementSection):
+    """The client-wide venue rules as constraints: residency, certifications and the brief's GPU class."""
+    return scope_constraints(None, section.residency).model_copy(update={"gpu_models": section.scope.gpu_models})
+
+
 def venue_frame(catalog: pd.DataFrame, scope: OfferScope, residency) -> tuple[pd.DataFrame, int, int]:
     """The catalog rows that may be venues under the client-wide rules (the one filter of engine.scoring), with
     flagged outlier prices blanked unless the user opts in. Returns (rows, offers left out, prices dropped)."""
-    keep, _ = offer_scope.filter_offers(catalog, scope_constraints(None, residency), ())
+    keep, _ = offer_scope.filter_offers(catalog, venue_rules(PlacementSection(scope=scope, residency=residency)), ())
     frame = catalog[keep].copy()
     dropped = 0
     if not scope.include_price_outliers:
@@ -532,9 +539,14 @@ def sensitivity_note(solved: Solved, display: DisplaySettings) -> str:
             "a rise and costs more than needed after a fall.")
 
 
-def infeasible_message(problems: tuple[str, ...], too_large: bool = False) -> str:
+def infeasible_message(problems: tuple[str, ...], too_large: bool = False, solved: Solved | None = None,
+                       section: PlacementSection | None = None, catalog: pd.DataFrame | None = None) -> str:
     if too_large:
         return f"**Nothing was planned.** {plain(' '.join(problems))}"
+    if solved is not None and section is not None and catalog is not None and solved.venues.empty:
+        from ui.brief_scope import no_venue_message  # the client-wide rules removed every offer (issue #27.9)
+
+        return no_venue_message(catalog, venue_rules(section))
     items = "\n".join(f"- {plain(p)}" for p in problems)  # they name workloads and GPU models from the link
     return (f"**This portfolio cannot be placed on the catalog's offers.**\n\n{items}\n\nRelax the named requirement "
             "in the grid (or raise a venue capacity in the settings) and update the plan.")

@@ -17,7 +17,7 @@ from ui.scenario import DisplaySettings
 PRICE_COLUMNS = ["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour",
                  "reserved_1y_eur_per_gpu_hour", "reserved_3y_eur_per_gpu_hour", "quote_eur_per_gpu_hour"]
 _FILTER_KEYS = ["prov_gpu", "prov_form", "prov_mem", "prov_intra", "prov_inter", "prov_ptype", "prov_eu",
-                "prov_jur", "prov_provider", "prov_maxprice"]
+                "prov_jur", "prov_provider", "prov_maxprice", "prov_seat", "prov_certs"]
 
 
 def _values(enum) -> list[str]:
@@ -27,7 +27,8 @@ def _values(enum) -> list[str]:
 #: Each filter widget's "no filter" value. Clearing sets these rather than dropping the keys, so the client
 #: brief (which seeds the filters on a first visit) is not applied again: clearing is a visible override.
 _CLEARED = {"prov_gpu": [], "prov_form": [], "prov_mem": [], "prov_intra": [], "prov_inter": [], "prov_ptype": [],
-            "prov_eu": False, "prov_jur": [], "prov_provider": [], "prov_maxprice": None}
+            "prov_eu": False, "prov_jur": [], "prov_provider": [], "prov_maxprice": None, "prov_seat": False,
+            "prov_certs": []}
 
 
 def clear_filters() -> None:
@@ -58,6 +59,13 @@ def filter_widgets(options: dict[str, list[str]], display: DisplaySettings) -> O
         max_price = c4.number_input(f"Max price ({sym} per GPU-hour)", min_value=0.0, value=None, step=0.1,
                                     key="prov_maxprice", placeholder="no limit",
                                     help="Applies to the cheapest price among the selected price models.")
+        c3.toggle(offer_scope.RESIDENCY_LABEL["eu_legal_seat_only"], key="prov_seat",
+                  help=offer_scope.RESIDENCY_HELP["eu_legal_seat_only"])
+        c4.multiselect("Certifications (within their scope)", sorted(set(options.get("certifications", []))
+                                                                      | set(st.session_state.get("prov_certs", []))),
+                       key="prov_certs", placeholder="none required",
+                       help="The provider holds every one of these and its scope covers GPU compute in the offer's "
+                            "data-centre country, as Scoring and the brief count it.")
         c3.button("Clear filters", on_click=clear_filters, key="prov_clear")
     max_eur = None if max_price is None else float(to_eur(max_price, display.currency, display.usd_per_eur))
     return OfferFilter(
@@ -66,6 +74,19 @@ def filter_widgets(options: dict[str, list[str]], display: DisplaySettings) -> O
         eu_datacenter_only=eu, jurisdictions=tuple(jur) or None, provider_ids=tuple(provider) or None,
         max_price_eur_per_gpu_hour=max_eur,
     )
+
+
+def seat_and_certification_filter(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``frame`` meeting the legal-seat and certification filters (issue #27.3: the brief's C5 was not
+    applied here), through the one filter implementation (certificates counted within their scope)."""
+    from engine.scoring import Constraints
+
+    constraints = Constraints(eu_legal_seat_only=bool(st.session_state.get("prov_seat", False)),
+                              required_certifications=tuple(st.session_state.get("prov_certs", [])))
+    if frame.empty or not constraints.active():
+        return frame
+    keep, _ = offer_scope.filter_offers(frame, constraints, ())
+    return frame[keep].reset_index(drop=True)
 
 
 def provider_names() -> dict[str, str]:

@@ -154,8 +154,10 @@ class WorkloadSection(BaseModel):
     # GPUs, about two weeks on H100s; the published 2T-token pre-training would take years on 16 GPUs.
     training: TrainingJob = TrainingJob.from_preset("llama-2-70b", n_gpus=DEFAULT_BRIEF.cluster_gpus,
                                                     training_tokens=20e9, job_kind="full_finetune")
-    inference: InferenceService = InferenceService.from_preset("llama-2-70b", prompt_tokens=1000, output_tokens=200,
-                                                               batch_size=16)
+    # GPUs busy the brief's share of paid time (60 %), as Rent or own (issue #27.3: it was 100 %).
+    inference: InferenceService = InferenceService.from_preset(
+        "llama-2-70b", prompt_tokens=1000, output_tokens=200, batch_size=16,
+        target_utilisation_fraction=DEFAULT_BRIEF.utilisation_fraction)
     missing_fabric: Literal["exclude", "assume_default"] = "exclude"
     price_type: Literal["on-demand", "spot", "reserved", "reserved-1y", "reserved-3y", "cheapest"] = "on-demand"
     tokens_per_day: float = Field(default=100e6, gt=0, le=1e15, description="generated tokens per day [-]")

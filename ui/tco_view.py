@@ -149,16 +149,17 @@ def apply_gpu_preset(specs: pd.DataFrame) -> None:
 
 
 def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySettings,
-                 prices_of_offer, gpu_models: tuple[str, ...] = ()) -> tuple[str | None, pd.DataFrame]:
+                 prices_of_offer, brief_offer_ids: set[str] | None = None) -> tuple[str | None, pd.DataFrame]:
     """Offer and GPU pickers; returns the chosen on-demand offer and that offer's committed prices.
 
-    ``prices_of_offer(offer_id)`` returns the offer's current price rows (native currency); ``gpu_models``
-    (the brief's GPU class) narrows the offer picker unless the user asks for every GPU.
+    ``prices_of_offer(offer_id)`` returns the offer's current price rows (native currency); ``brief_offer_ids``
+    (the offers meeting the client brief: GPU class, model fit, residency, certifications; ui.brief_scope)
+    narrows the offer picker unless the user asks for every offer.
     """
     on_demand = offers.dropna(subset=["on_demand_eur_per_gpu_hour"])
     chosen = st.session_state.get("tco_on_demand_offer")
-    if gpu_models and not st.session_state.get("tco_all_gpus", False):
-        on_demand = on_demand[on_demand.gpu_model.isin(gpu_models) | (on_demand.offer_id == chosen)]
+    if brief_offer_ids is not None and not st.session_state.get("tco_all_gpus", False):
+        on_demand = on_demand[on_demand.offer_id.isin(brief_offer_ids) | (on_demand.offer_id == chosen)]
     labels = offer_labels(on_demand, display)
     c1, c2 = st.columns([3, 2])
     c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.get, index=None,
@@ -180,9 +181,10 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
         if bool(flagged["price_is_outlier"].iloc[0]):
             c1.warning(f"This on-demand price is a price outlier: {flagged['price_outlier_reason'].iloc[0]}. The totals "
                        "below use it because you picked it.", icon=":material/warning:")
-    if gpu_models:
-        c1.toggle("Offers of every GPU class", key="tco_all_gpus",
-                  help=f"The client brief asks for {', '.join(gpu_models)}; switch on to pick any offer.")
+    if brief_offer_ids is not None:
+        c1.toggle("Offers outside the brief", key="tco_all_gpus",
+                  help=f"The picker lists the {len(brief_offer_ids)} offers meeting the client brief (GPU class, model "
+                       "fit, EU rules, certifications within their scope); switch on to pick any offer.")
     offer_id = st.session_state.get("tco_on_demand_offer")
     return offer_id, committed_prices(prices_of_offer(offer_id), display.usd_per_eur)
 

@@ -99,6 +99,8 @@ def _requirement_problem(w: Workload, i: int, elig: _Eligibility, n_v: int) -> s
     applied = [(key, passes[i]) for key, applies, passes in elig.checks if applies[i]]
     labels = [_requirement_label(w, key) for key, _ in applied]
     n_meet = int(elig.meets[i].sum())
+    if n_v == 0:  # the venue rules removed every offer before this workload's own checks (issue #27.9)
+        return f"Workload '{w.name}': there is no venue to place it on (the venue list is empty)"
     if n_meet == 0 and applied:
         fails: list[str] = []
         for key, passes in applied:

@@ -18,10 +18,16 @@ from ui.workshop import decode_link, encode_link
 
 
 def test_default_scenario_agrees_with_the_default_brief():
+    # Placement opens on a built-in example portfolio and says so in its banner (issue #27.3); every other page
+    # follows the default brief.
     scenario = Scenario()
-    assert apply_brief(scenario, scenario.brief) == scenario
-    for differences in (tco_differences, scoring_differences, workload_differences, placement_differences):
+    assert apply_brief(scenario, scenario.brief, ("tco", "scoring", "workload", "providers")) == scenario
+    for differences in (tco_differences, scoring_differences, workload_differences):
         assert differences(scenario) == [], differences.__name__
+    example, gpu_class = placement_differences(scenario)
+    assert (example.label, example.page_value) == ("workloads", "the built-in example 'EU fintech'")
+    assert (gpu_class.label, gpu_class.page_value) == ("GPU class", "Any GPU")  # the example names its own models
+    assert placement_differences(apply_brief(scenario, scenario.brief)) == []
 
 
 def test_applying_a_brief_sets_every_wired_page():
