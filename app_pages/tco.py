@@ -7,6 +7,7 @@ from engine.tco import evaluate_tco
 from ui import brief, tco_charts, tco_view
 from ui.catalog import offer_prices, offers, table
 from ui.format import money
+from ui.private_prices import LABEL as PRIVATE_LABEL
 from ui.scenario import TORNADO_RANGE, get_scenario, update_scenario
 
 scenario = get_scenario()
@@ -28,7 +29,12 @@ inputs, errors = tco_view.draw_inputs((reserved_price, reserved_term))
 if inputs is None:
     st.error("Fix the highlighted inputs to see the results.", icon=":material/error:")
     st.stop()
-section = tco_view.store_section(inputs, offer_id, choice)
+private = tco_view.on_demand_price_is_private(catalog_offers, offer_id, inputs.price_on_demand_eur_per_gpu_hour)
+section = tco_view.store_section(inputs, offer_id, choice, private)
+if private:
+    st.warning(f"The on-demand price is your private negotiated price ({PRIVATE_LABEL}): you included private prices "
+               "(sidebar), so the share link, the JSON file and the exports carry it, marked as such. A viewer who "
+               "opens the link gets the public price.", icon=":material/lock:")
 with banner:
     brief.draw_banner("tco", brief.tco_differences(get_scenario()))
 
