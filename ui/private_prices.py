@@ -134,7 +134,9 @@ def draw_toggle() -> None:
 # --------------------------------------------------------------------------------------------------
 
 def private_offer_ids(catalog: pd.DataFrame) -> set[str]:
-    """Offers whose prices (as used on the pages) include a private price."""
+    """Offers whose prices (as used on the pages) include a private price (``offer_id`` a column or the index)."""
+    if "offer_id" not in catalog.columns and catalog.index.name == "offer_id":
+        catalog = catalog.reset_index()
     if "has_private_price" not in catalog.columns or not len(catalog):
         return set()
     return set(catalog.loc[catalog["has_private_price"].fillna(False).astype(bool), "offer_id"])
