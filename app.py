@@ -9,6 +9,7 @@ import streamlit as st
 
 from ui.brief import draw_sidebar_summary
 from ui.format import plain
+from ui.private_prices import enforce as enforce_private_prices
 from ui.scenario import get_scenario
 from ui.sidebar import draw_sidebar
 from ui.workshop import apply_link_from_url, sync_url
@@ -29,6 +30,7 @@ PAGES = [
 ]
 draw_sidebar()
 page = st.navigation(PAGES)
+enforce_private_prices()  # a private price stays only in a signed-in editor's session (issue #28.2)
 draw_sidebar_summary()
 if link_error:
     st.error(f"**The share link could not be opened.** {plain(link_error)}", icon=":material/link_off:")

@@ -8,6 +8,7 @@ from ui import brief, tco_charts, tco_view
 from ui.brief_scope import offers_meeting_brief
 from ui.catalog import offer_prices, offers, table
 from ui.format import money
+from ui.private_prices import LABEL as PRIVATE_LABEL
 from ui.scenario import TORNADO_RANGE, get_scenario, update_scenario
 
 scenario = get_scenario()
@@ -29,7 +30,12 @@ inputs, errors = tco_view.draw_inputs((reserved_price, reserved_term))
 if inputs is None:
     st.error("Fix the highlighted inputs to see the results.", icon=":material/error:")
     st.stop()
-section = tco_view.store_section(inputs, offer_id, choice)
+private = tco_view.on_demand_price_is_private(catalog_offers, offer_id, inputs.price_on_demand_eur_per_gpu_hour)
+section = tco_view.store_section(inputs, offer_id, choice, private)
+if private:
+    st.warning(f"The on-demand price is your private negotiated price ({PRIVATE_LABEL}): you included private prices "
+               "(sidebar), so the share link, the JSON file and the exports carry it, marked as such. A viewer who "
+               "opens the link gets the public price.", icon=":material/lock:")
 with banner:
     brief.draw_banner("tco", brief.tco_differences(get_scenario()))
 

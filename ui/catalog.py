@@ -79,11 +79,20 @@ def sees_private() -> bool:
     return is_editor()
 
 
+def uses_private_prices() -> bool:
+    """Do this session's prices include private negotiated ones? Only for a signed-in editor who switched on
+    "Include private prices in this scenario and its exports" (issue #28.2, :mod:`ui.private_prices`): by
+    default editors' pages, scenarios and exports use public prices, as everyone else's."""
+    from ui.private_prices import included
+
+    return included()
+
+
 def catalog_key(usd_per_eur: float) -> tuple:
     """The cache key of anything computed from :func:`offers`: catalog file and version, FX rate, whether the
-    viewer sees private quotes, and the date (last: pages read the reference date from ``key[-1]``)."""
+    session's prices include private quotes, and the date (last: pages read the reference date from ``key[-1]``)."""
     store = get_store()
-    return (str(store.path), store.data_version, usd_per_eur, sees_private(), dt.date.today())
+    return (str(store.path), store.data_version, usd_per_eur, uses_private_prices(), dt.date.today())
 
 
 @st.cache_data(ttl=600, show_spinner=False)
@@ -99,10 +108,11 @@ def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur
 
 
 def offers(filters: OfferFilter | None, usd_per_eur: float) -> pd.DataFrame:
-    """Offers with current prices; negotiated private quotes are included only for a signed-in editor."""
+    """Offers with current prices; negotiated private quotes are included only for a signed-in editor who
+    included private prices in the scenario (:func:`uses_private_prices`)."""
     store = get_store()
     return offers_frame(catalog_location(), store.data_version, filters or OfferFilter(), usd_per_eur,
-                        dt.date.today(), sees_private())
+                        dt.date.today(), uses_private_prices())
 
 
 @st.cache_data(ttl=600, show_spinner=False)

@@ -29,6 +29,8 @@ from catalog.store import CatalogStore
 from engine.power import rated_it_power_kw_per_gpu
 from engine.tco import TcoInputs, evaluate_tco
 from ui import board_page, labels, tco_words, workload_export
+from ui.private_prices import LABEL as PRIVATE_LABEL
+from ui.private_prices import note_column, private_offer_ids
 from ui.scenario import Scenario, TcoSection
 from ui.workshop import key_results, to_json
 
@@ -50,6 +52,9 @@ def header(store: CatalogStore, scenario: Scenario, client: str = "", name: str 
     display = scenario.display
     # the DuckDB file's name; a PostgreSQL catalog is "the catalog database" (never its URL, host or name)
     where = store.path.name if isinstance(store, CatalogStore) else store.location
+    private = [("Private prices", f"included by the editor: every figure resting on one is marked \u201c{PRIVATE_LABEL}\u201d "
+                                  "(the catalog rows, the Rent-or-own price, the workload, scoring and placement rows)")
+               ] if scenario.private_prices else []
     return [
         ("Client", client or "not named"),
         ("Scenario", name or "unnamed scenario"),
@@ -57,6 +62,7 @@ def header(store: CatalogStore, scenario: Scenario, client: str = "", name: str 
         ("Catalog version", f"data version {meta.get('data_version', '?')}, built {str(meta.get('built_at', '?'))[:10]} "
                             f"({where})"),
         ("Currency", f"{display.currency}; USD prices converted at {display.usd_per_eur:.4f} USD per EUR"),
+        *private,
     ]
 
 
@@ -95,6 +101,8 @@ def tco_input_sources(section: TcoSection, catalog: pd.DataFrame, specs: pd.Data
     if row is not None and not pd.isna(row["on_demand_eur_per_gpu_hour"]) and _close(
             row["on_demand_eur_per_gpu_hour"], inputs.price_on_demand_eur_per_gpu_hour):
         out["price_on_demand_eur_per_gpu_hour"] = _offer_text(row, "on-demand price")
+        if section.on_demand_price_private:
+            out["price_on_demand_eur_per_gpu_hour"] = f"{PRIVATE_LABEL}: " + _offer_text(row, "negotiated on-demand price")
     if section.reserved_origin == "quote":
         for name in ("price_reserved_eur_per_gpu_hour", "reserved_term_months"):
             out[name] = "your quote (" + USER_ENTERED + ")"
@@ -204,6 +212,9 @@ def _scoring_frames(scenario: Scenario) -> dict[str, pd.DataFrame]:
         "First place in weight draws (%)": mc.p_first[r.order] * 100,
         "Source": rows.iloc[r.order]["source_url"].to_numpy(),
     })
+    private = private_offer_ids(rows)
+    if private:
+        ranking["Price note"] = note_column(rows.iloc[r.order].index, private)
     weighted = [j for j in range(len(r.criteria)) if r.weights[j] > 0]
     stability = pd.DataFrame({
         "Criterion": [r.criteria[j].label for j in weighted],
@@ -222,6 +233,10 @@ def _placement_frames(scenario: Scenario, catalog: pd.DataFrame) -> dict[str, pd
     if solved.plan is None:
         return {"Placement": pd.DataFrame({"Problem": list(solved.problems)})}
     frame, config = plan_table(solved, catalog, d)
+    private = private_offer_ids(catalog)
+    if private:
+        frame["Price note"] = [PRIVATE_LABEL if {c, b} & private else "" for c, b in
+                               zip(frame["committed_offer_id"], frame["burst_offer_id"], strict=True)]
     frame = frame.drop(columns=[c for c, v in config.items() if v is None], errors="ignore")
     sym = labels.SYMBOL[d.currency]
     frame = frame.rename(columns={"Commit rate": f"Commit rate ({sym}/GPU-h)", "Monthly cost": f"Monthly cost ({sym})",
@@ -271,6 +286,9 @@ def excel_workbook(store: CatalogStore, scenario: Scenario, client: str = "", sc
         "offer_id", "provider_name", "gpu_model", "form_factor", "region", "on_demand_eur_per_gpu_hour",
         "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour", "native_currency", "source_url", "as_of",
         "verification_status"]])
+    private = private_offer_ids(catalog)
+    if private:  # an editor included private prices (ui.private_prices): each row priced on one says so
+        sheets["Catalog rows used"]["Price note"] = note_column(catalog["offer_id"], private)
     buf = io.BytesIO()
     with pd.ExcelWriter(buf, engine="openpyxl") as writer:
         for name, frame in sheets.items():
@@ -358,12 +376,14 @@ def _workload_html(scenario: Scenario) -> str:
 
     d = scenario.display
     parts = []
+    private = workload_export.private_offers(scenario)
     for mode, (section, priced) in workload_export.priced_modes(scenario).items():
         title = "a training job" if mode == "training" else "serving (inference)"
         parts += [f"<h2>Workload cost: {title}</h2>", f"<p>{_md(verdict(priced, section, d))}</p>"]
         if len(priced.ranked):
             parts.append(_table(workload_export.results_frame(mode, section, priced, d.currency, d.usd_per_eur,
-                                                              as_text=True, ranked_only=True, limit=10)))
+                                                              as_text=True, ranked_only=True, limit=10,
+                                                              private=private)))
         parts.append(f"<h3>Workload assumptions ({mode})</h3>"
                      + _table(readable_columns(labels.readable_names(priced.assumptions))))
     return "".join(parts)
@@ -384,6 +404,9 @@ def _scoring_html(scenario: Scenario) -> tuple[str, list[go.Figure]]:
     frame = frame.head(10).rename(columns={"Price": f"Price ({d.currency}/GPU-h)", "Score": "Score (0-1)"})
     frame = frame[[c for c in frame.columns if c in ("Rank", "Score (0-1)", "Provider", "GPU", "Region",
                                                      f"Price ({d.currency}/GPU-h)", "Not stated", "Source")]]
+    private = private_offer_ids(scored.offers)
+    if private:
+        frame = frame.assign(**{"Price note": note_column(scored.offers.iloc[r.order[:len(frame)]].index, private)})
     parts.append(_table(frame))
     figs = figures(scored, mc)
     charts = [f for f in (figs.contributions, figs.intervals, figs.p_first) if f is not None]
@@ -446,6 +469,8 @@ def report_html(store: CatalogStore, scenario: Scenario, client: str = "", scena
         f"<h1>GPU Cloud Advisor report{': ' + html.escape(client) if client else ''}</h1>",
         "<table class='head'>" + "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
                                          for k, v in head) + "</table>",
+        (f"<p class='private'><b>Includes private negotiated prices: {html.escape(PRIVATE_LABEL)}.</b> Every figure "
+         "resting on one is marked in its row.</p>" if scenario.private_prices else ""),
         board_page.board_html(scenario, catalog, _md, _table),  # page 1: what a board reads (issue #27.13)
         "<h2>Key results</h2>",
         _table(pd.DataFrame(results_rows(results, scenario)).drop(columns=["_number", "Unit"])),

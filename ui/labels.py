@@ -41,7 +41,8 @@ def _f(text: str, unit: str = "%", none: str = NOT_STATED) -> Label:
 
 
 SECTIONS = {"display": "Display", "tco": "Rent or own", "workload": "Workload cost", "scoring": "Scoring",
-            "placement": "Placement", "brief": "Client brief", "version": "Scenario"}
+            "placement": "Placement", "brief": "Client brief", "version": "Scenario",
+            "private_prices": "Private prices included (editors only; not for distribution)"}
 
 LABELS: dict[str, Label] = {
     # -- display --------------------------------------------------------------------------------------
@@ -81,6 +82,8 @@ LABELS: dict[str, Label] = {
     "working_hours_per_fte_year": Label("Working hours per FTE", "h/year", "int"),
     "maintenance_fraction_of_capex_per_year": _f("Maintenance (share of capex)", "%/year"),
     "on_demand_offer_id": Label("On-demand price taken from offer", kind="text", none="none (typed in)"),
+    "on_demand_price_private": Label("On-demand price is a private price (not for distribution)", kind="bool"),
+    "private_prices": Label("Private prices included (not for distribution)", kind="bool"),
     "reserved_offer_id": Label("Reserved price taken from offer", kind="text", none="none (typed in)"),
     "gpu_spec_id": Label("Power taken from GPU spec", kind="text", none="none (typed in)"),
     "mc_draws": Label("Monte Carlo draws", "", "int"),

@@ -125,6 +125,8 @@ class TcoSection(BaseModel):
     inputs: TcoInputs = TcoInputs(cluster_gpus=DEFAULT_BRIEF.cluster_gpus, horizon_months=DEFAULT_BRIEF.horizon_months,
                                   utilisation_fraction=DEFAULT_BRIEF.utilisation_fraction)
     on_demand_offer_id: str | None = None
+    # True while the on-demand price is the offer's private negotiated price (only with Scenario.private_prices)
+    on_demand_price_private: bool = False
     reserved_origin: Literal["offer", "quote"] | None = None
     reserved_price_id: str | None = None
     quote_price_eur_per_gpu_hour: float | None = Field(default=None, ge=0, le=1000, allow_inf_nan=False)
@@ -306,6 +308,10 @@ class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     version: int = SCENARIO_VERSION
+    # An editor's explicit choice (sidebar toggle "Include private prices in this scenario and its exports",
+    # issue #28.2): only then do pages and exports use private negotiated prices, labelled in every export; a
+    # session that is not an editor's drops what rests on them (ui.private_prices).
+    private_prices: bool = False
     display: DisplaySettings = DisplaySettings()
     brief: ClientBrief = ClientBrief()
     tco: TcoSection = TcoSection()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.money import DEFAULT_FX_AS_OF, DEFAULT_FX_SOURCE, DEFAULT_USD_PER_EUR
+from ui.private_prices import draw_toggle as draw_private_toggle
 from ui.scenario import USD_PER_EUR_RANGE, DisplaySettings, get_scenario, update_scenario
 
 #: Larger type and tighter chrome for a projector (Streamlit's own classes are not stable; these target
@@ -63,6 +64,7 @@ def draw_sidebar() -> DisplaySettings:
             st.session_state["_presentation"] = True  # ?present=1 opens a page ready for the projector
         presenting = st.toggle("Presentation mode", key="_presentation",
                                help="Larger type and chart text (at least 18 px) for a projector.")
+        draw_private_toggle()  # signed-in editors only (issue #28.2)
     if presenting:
         st.html(PRESENTATION_CSS)
     return get_scenario().display

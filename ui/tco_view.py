@@ -258,11 +258,23 @@ def draw_inputs(reserved: tuple[float | None, int | None]) -> tuple[TcoInputs | 
     return inputs, {}
 
 
-def store_section(inputs: TcoInputs, offer_id: str | None, choice: str) -> TcoSection:
-    """Write the page's state back to the scenario (inputs plus where the prices came from)."""
+def on_demand_price_is_private(offers: pd.DataFrame, offer_id: str | None, price: float) -> bool:
+    """Is ``price`` the picked offer's private negotiated on-demand price? (Only an editor who included private
+    prices gets them in ``offers``: ui.private_prices.)"""
+    if not offer_id or "on_demand_is_private" not in offers.columns or offer_id not in set(offers.offer_id):
+        return False
+    row = offers.set_index("offer_id").loc[offer_id]
+    return bool(row["on_demand_is_private"]) and math.isclose(float(row["on_demand_eur_per_gpu_hour"]), price,
+                                                               rel_tol=0, abs_tol=1e-4)
+
+
+def store_section(inputs: TcoInputs, offer_id: str | None, choice: str, on_demand_private: bool = False) -> TcoSection:
+    """Write the page's state back to the scenario (inputs plus where the prices came from, and whether the
+    on-demand price is a private one: never silently, issue #28.2)."""
     origin = None if choice == NO_COMMITMENT else ("quote" if choice == YOUR_QUOTE else "offer")
     update = {"inputs": inputs, "on_demand_offer_id": offer_id, "reserved_origin": origin,
-              "reserved_price_id": choice if origin == "offer" else None}
+              "reserved_price_id": choice if origin == "offer" else None,
+              "on_demand_price_private": on_demand_private}
     if origin == "quote":
         update.update(quote_price_eur_per_gpu_hour=inputs.price_reserved_eur_per_gpu_hour,
                       quote_term_months=inputs.reserved_term_months)

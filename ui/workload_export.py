@@ -109,10 +109,22 @@ def _value(value, kind: str, currency: str, usd_per_eur: float, as_text: bool):
     return {"int": f"{value:,.0f}", "pct": f"{value:.0f}%", "days": f"{value:,.1f}"}.get(kind, f"{value:,.2f}")
 
 
+def private_offers(scenario: Scenario) -> set[str]:
+    """Offers priced on a private price in this scenario (empty unless an editor included private prices)."""
+    if not scenario.private_prices:
+        return set()
+    from ui.catalog import offers
+    from ui.private_prices import private_offer_ids
+
+    return private_offer_ids(offers(None, scenario.display.usd_per_eur))
+
+
 def results_frame(mode: str, section: WorkloadSection, priced, currency: str, usd_per_eur: float, *,
-                  as_text: bool, ranked_only: bool = False, limit: int | None = None) -> pd.DataFrame:
+                  as_text: bool, ranked_only: bool = False, limit: int | None = None,
+                  private: set[str] | None = None) -> pd.DataFrame:
     """The offers of one mode in that mode's units, ranked first; with ``ranked_only=False`` the offers left
-    out follow with the reason. Money in ``currency``; numbers stay numbers unless ``as_text``."""
+    out follow with the reason. Money in ``currency``; numbers stay numbers unless ``as_text``. Rows of offers in
+    ``private`` (priced on a private price) carry a "Price note" (ui.private_prices.LABEL)."""
     rows = priced.ranked if ranked_only else priced.offers
     if limit is not None:
         rows = rows.head(limit)
@@ -122,6 +134,10 @@ def results_frame(mode: str, section: WorkloadSection, priced, currency: str, us
     if not ranked_only:
         out.insert(1, "Priced", np.where(rows["is_ranked"].to_numpy(), "yes", "no"))
         out["Why left out"] = [("" if ok else str(r)) for ok, r in zip(rows["is_ranked"], rows["reason"], strict=True)]
+    if private:
+        from ui.private_prices import note_column
+
+        out["Price note"] = note_column(rows["offer_id"], private)
     return out
 
 
@@ -132,8 +148,9 @@ def sheets(scenario: Scenario) -> dict[str, pd.DataFrame]:
 
     d = scenario.display
     out: dict[str, pd.DataFrame] = {}
+    private = private_offers(scenario)
     for mode, (section, priced) in priced_modes(scenario).items():
         out[f"Workload results, {mode}"] = results_frame(mode, section, priced, d.currency, d.usd_per_eur,
-                                                         as_text=False)
+                                                         as_text=False, private=private)
         out[f"Workload assumptions, {mode}"] = readable_columns(labels.readable_names(priced.assumptions))
     return out

@@ -18,6 +18,7 @@ from ui import labels
 from ui.auth import current_editor, is_editor
 from ui.catalog import catalog_key
 from ui.format import plain
+from ui.private_prices import for_viewer
 from ui.scenario import Scenario
 from ui.workshop import (
     LINK_PARAM,
@@ -253,7 +254,7 @@ def compare(store: CatalogStore, workspace: str | None, display) -> None:
     with st.spinner("Computing each scenario…"):
         for sid in picked:
             try:
-                scenario = from_json(store.scenario_json(sid, workspace))
+                scenario = for_viewer(from_json(store.scenario_json(sid, workspace)))  # no private price (#28.2)
                 results[names[sid]] = _results(to_json(scenario), catalog_key(scenario.display.usd_per_eur))
                 scenarios[names[sid]] = scenario
             except Exception as exc:  # one bad scenario must not take the comparison down for everyone

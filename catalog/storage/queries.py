@@ -85,7 +85,9 @@ class Queries(StoreBase):
 
         Columns ``*_eur_per_gpu_hour`` are the cheapest current price of that type; NaN when the
         catalog has none. ``is_stale`` marks rows observed more than 180 days before ``today``.
-        Private (negotiated) prices count only with ``include_private`` (editors) and until they expire.
+        Private (negotiated) prices count only with ``include_private`` (editors) and until they expire;
+        ``has_private_price`` marks a row whose prices include one, ``on_demand_is_private`` one whose on-demand
+        price is one (the exports label what rests on them, issue #28.2).
         """
         f = filters or OfferFilter()
         today = today or dt.date.today()
@@ -110,7 +112,7 @@ class Queries(StoreBase):
         }
         sql = """
         WITH cur AS (
-            SELECT offer_id, price_type, term_months, currency, retrieved_at,
+            SELECT offer_id, price_type, term_months, currency, retrieved_at, is_private,
                    CASE currency WHEN 'EUR' THEN amount_per_gpu_hour
                                  ELSE amount_per_gpu_hour / $usd_per_eur END AS amount_eur
             FROM prices WHERE valid_to IS NULL
@@ -131,7 +133,10 @@ class Queries(StoreBase):
                        AS best_selected_eur_per_gpu_hour,
                    list(DISTINCT price_type ORDER BY price_type) AS price_types,
                    string_agg(DISTINCT currency, '/' ORDER BY currency) AS native_currency,
-                   max(retrieved_at) AS price_retrieved_at
+                   max(retrieved_at) AS price_retrieved_at,
+                   coalesce(arg_min(is_private, amount_eur) FILTER (WHERE price_type = 'on-demand'), false)
+                       AS on_demand_is_private,
+                   coalesce(bool_or(is_private), false) AS has_private_price
             FROM cur GROUP BY offer_id
         )
         SELECT o.offer_id, o.provider_id, p.name AS provider_name, o.gpu_model, o.gpu_spec_id, o.form_factor,
@@ -155,6 +160,8 @@ class Queries(StoreBase):
                piv.reserved_term_months, piv.reserved_1y_eur_per_gpu_hour, piv.reserved_3y_eur_per_gpu_hour,
                piv.best_selected_eur_per_gpu_hour, piv.price_types,
                piv.native_currency, piv.price_retrieved_at,
+               coalesce(piv.on_demand_is_private, false) AS on_demand_is_private,
+               coalesce(piv.has_private_price, false) AS has_private_price,
                o.source_url, o.as_of, o.as_of_date, o.verification_status,
                o.as_of_date < $stale_before AS is_stale, o.notes,
                CASE WHEN o.verification_status <> 'claimed' AND o.as_of_date < $verified_after

@@ -6,15 +6,26 @@ address. (The AppTest sweep in tests/security/test_private_quotes.py covers ever
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import zipfile
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from catalog.store import CatalogStore
 from tests.e2e.conftest import start_server
-from tests.security.conftest import EDITOR_EMAIL, HASH, PASSWORD, QUOTE_ID, QUOTE_NOTE, add_private_quote
+from tests.security.conftest import (
+    EDITOR_EMAIL,
+    HASH,
+    PASSWORD,
+    QUOTE_AMOUNT,
+    QUOTE_ID,
+    QUOTE_NOTE,
+    add_private_quote,
+)
+from tests.security.test_private_prices_artefacts import _link_json
 from tests.security.test_private_quotes import AMOUNT_SHOWN
 
 PAGES = {"": "GPU Cloud Advisor", "providers": "Providers & offers", "tco": "Rent or own",
@@ -50,6 +61,21 @@ def _open(page: Page, url: str, path: str) -> str:
     return page.content()
 
 
+def _sign_in(page: Page, url: str) -> None:
+    page.goto(f"{url}/editor")
+    expect(page.get_by_role("heading", name="Catalog editor")).to_be_visible(timeout=60_000)
+    page.get_by_label("User name").fill("alice")
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text("Signed in as alice (editor)")).to_be_visible(timeout=30_000)
+
+
+def _include_private_prices(page: Page) -> None:
+    """The editor's explicit choice (issue #28.2): without it an editor's pages use public prices too."""
+    page.get_by_text("Include private prices in this scenario and its exports").click()
+    expect(page.get_by_text("Private prices are in use")).to_be_visible(timeout=30_000)
+
+
 def _leaks(text: str) -> list[str]:
     found = [needle for needle in (QUOTE_ID, QUOTE_NOTE, EDITOR_EMAIL) if needle in text]
     return found + [m.group(0) for m in AMOUNT_SHOWN.finditer(text)]
@@ -63,6 +89,7 @@ def test_anonymous_visitor_after_an_editor_sees_no_private_quote(page: Page, bro
     page.get_by_label("Password", exact=True).fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_text("Signed in as alice (editor)")).to_be_visible(timeout=30_000)
+    _include_private_prices(page)
     # The control: the editor's placement plan bursts on the private quote, so the check below can see a leak.
     editor_saw = _open(page, url, "placement") + _open(page, url, "providers") + _open(page, url, "scoring")
     assert "0.42 EUR/GPU-h" in editor_saw
@@ -91,3 +118,47 @@ def test_anonymous_visitor_after_an_editor_sees_no_private_quote(page: Page, bro
     leaks = {where: sorted(set(found)) for where, text in seen.items() if (found := _leaks(text))}
     assert not leaks, leaks
     assert seen["Download table (CSV)"].count("\n") > 300  # the public prices are there
+
+
+def test_an_editors_share_link_shows_an_anonymous_viewer_no_private_amount(page: Page, browser, quote_app):
+    """Issue #28.2: the editor includes private prices and picks the offer whose on-demand price is the quote on
+    Rent or own; the share link (the address bar) opened by an anonymous visitor shows the public price and a
+    notice, never the quote."""
+    url = quote_app
+    _sign_in(page, url)
+    _include_private_prices(page)
+    _open(page, url, "tco")
+    page.get_by_label("On-demand price from a catalog offer").click(timeout=60_000)
+    page.keyboard.type("Scaleway · H100 SXM · 8 GPUs · fr-par-2")
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("private price, not for distribution").first).to_be_visible(timeout=60_000)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=60_000)
+    page.wait_for_timeout(1500)  # the last run's address
+    link = page.url
+    carried = json.loads(_link_json(parse_qs(urlsplit(link).query)["s"][0]))
+    # the control: the editor's link carries the quote, marked as a private price
+    assert carried["tco"]["inputs"]["price_on_demand_eur_per_gpu_hour"] == QUOTE_AMOUNT, carried
+    assert carried["private_prices"] and carried["tco"]["on_demand_price_private"]
+
+    anonymous = browser.new_context(viewport={"width": 1600, "height": 1000})
+    try:
+        visitor = anonymous.new_page()
+        visitor.goto(link)
+        expect(visitor.get_by_role("heading", name="Rent or own")).to_be_visible(timeout=60_000)
+        expect(visitor.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=60_000)
+        expect(visitor.get_by_text("They were left out: the public catalog price is used instead.")).to_be_visible(
+            timeout=30_000)
+        visitor.wait_for_function("() => !location.search.includes('" + parse_qs(urlsplit(link).query)["s"][0]
+                                  + "')", timeout=30_000)  # the address now carries the viewer's scenario
+        visitor.wait_for_timeout(1500)  # charts draw after the run
+        opened = json.loads(_link_json(parse_qs(urlsplit(visitor.url).query)["s"][0]))
+        assert opened["tco"]["inputs"]["price_on_demand_eur_per_gpu_hour"] == pytest.approx(3.16635, abs=1e-4)
+        assert "private_prices" not in opened and "on_demand_price_private" not in opened["tco"]
+        seen = {"tco": visitor.content(), "workshop": _open(visitor, url, "workshop")}
+        expect(visitor.get_by_text("Include private prices in this scenario and its exports")).to_have_count(0)
+    finally:
+        anonymous.close()
+    leaks = {where: sorted(set(found)) for where, text in seen.items() if (found := _leaks(text))}
+    assert not leaks, leaks
+    assert "0.4217" not in seen["workshop"]

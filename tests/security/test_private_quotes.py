@@ -118,6 +118,7 @@ def test_nothing_shown_to_anonymous_or_viewers_after_an_editor_holds_the_quote(q
     editor_saw = shown()
     editor = sign_in(new_session(PASSWORD_SECRETS), "alice", PASSWORD)
     assert any("Signed in as **alice** (editor)" in c.value for c in editor.caption)
+    editor.toggle(key="_private_prices").set_value(True).run()  # prices include private ones only when asked (#28.2)
     tour(editor, editor_saw)
     # The control: the sweep finds the quote where an editor may see it (else it could not find a leak).
     assert set(_leaks(editor_saw)) >= {str(QUOTE_AMOUNT), QUOTE_ID, EDITOR_EMAIL, "amount as formatted",
@@ -164,6 +165,12 @@ def test_an_editor_is_not_served_what_was_cached_for_a_viewer(quote_catalog, sho
         anonymous.switch_page(page).run()
     editor_saw = shown()
     editor = sign_in(new_session(PASSWORD_SECRETS), "alice", PASSWORD)
+    for page in ("app_pages/providers.py", "app_pages/placement.py"):
+        editor.switch_page(page).run()
+        editor_saw.add_tree(editor, page)
+    # issue #28.2: an editor's pages use public prices until private ones are included in the scenario
+    assert "amount as formatted" not in _leaks(editor_saw)
+    editor.toggle(key="_private_prices").set_value(True).run()
     for page in ("app_pages/providers.py", "app_pages/placement.py"):
         editor.switch_page(page).run()
         editor_saw.add_tree(editor, page)
