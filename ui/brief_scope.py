@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from engine.placement import Workload
+from engine.placement import MAX_WORKLOAD_GPUS, Workload
 from engine.scope import OfferScope, Residency, WorkloadFit, scope_constraints
 from engine.scoring import Constraints
 from ui import offer_scope
@@ -163,11 +163,14 @@ BRIEF_WORKLOAD = "client-brief"
 def brief_workload(brief: ClientBrief) -> Workload:
     """The brief as one Placement workload: its GPUs at peak, busy ``utilisation x 24`` hours a day (rounded down,
     at least 1), mean = GPUs x utilisation; EU data centre and EU parent as the brief says; the model's memory
-    need as the minimum memory per GPU. GPU class, legal seat and certifications are portfolio-wide rules."""
+    need as the minimum memory per GPU. GPU class, legal seat and certifications are portfolio-wide rules. A brief
+    larger than the per-workload bound of the placement (:data:`engine.placement.MAX_WORKLOAD_GPUS`, issue #28.1) is
+    planned at that bound."""
+    gpus = min(float(brief.cluster_gpus), float(MAX_WORKLOAD_GPUS))
     hours = max(1, min(24, int(brief.utilisation_fraction * 24)))
-    mean = max(brief.cluster_gpus * brief.utilisation_fraction, brief.cluster_gpus * hours / 24)
+    mean = max(gpus * brief.utilisation_fraction, gpus * hours / 24)
     fit = brief_constraints(brief).min_memory_gb_per_gpu
-    return Workload(name=BRIEF_WORKLOAD, kind="training", mean_gpus=round(mean, 2), peak_gpus=float(brief.cluster_gpus),
+    return Workload(name=BRIEF_WORKLOAD, kind="training", mean_gpus=round(mean, 2), peak_gpus=gpus,
                     busy_hours_per_day=hours, min_gpu_memory_gb=round(fit, 1) if fit else 0.0,
                     may_leave_eu=not brief.eu_resident_only, eu_jurisdiction_required=brief.eu_jurisdiction_only)
 

@@ -14,7 +14,8 @@ from ui.scenario import Scenario, TcoSection
 from ui.tco_words import break_evens
 
 #: The issue's case: a quote of EUR 2.50/GPU-h for 12 months, the default brief (36 months, 60 %, 16 GPUs):
-#: reserved vs owned has u* = 4.626, i.e. owning is cheaper than reserved at every utilisation.
+#: reserved vs owned had u* = 4.626 when the issue was filed (6.2 with the average power draw of #26), i.e. owning
+#: is cheaper than reserved at every utilisation.
 QUOTE = Scenario(tco=TcoSection(
     inputs=Scenario().tco.inputs.model_copy(update={"price_reserved_eur_per_gpu_hour": 2.5, "reserved_term_months": 12}),
     reserved_origin="quote", quote_price_eur_per_gpu_hour=2.5, quote_term_months=12))
@@ -23,7 +24,7 @@ EVERY = "owning is cheaper than renting reserved at every utilisation"
 
 def test_the_case_has_a_break_even_outside_0_1():
     result = evaluate_tco(QUOTE.tco.inputs)
-    assert result.break_even_utilisation_fraction["reserved_vs_owned"] == pytest.approx(4.626, abs=1e-3)
+    assert result.break_even_utilisation_fraction["reserved_vs_owned"] > 1.0
     words = {b.pair: b for b in break_evens(result)}
     assert words["reserved_vs_owned"].value is None and words["reserved_vs_owned"].words == EVERY
     assert 0 < words["on_demand_vs_owned"].value < 1 and 0 < words["on_demand_vs_reserved"].value < 1
@@ -58,7 +59,8 @@ def test_the_pdf_states_it_in_words(store):
     data = pdf_report(store, QUOTE)
     text = " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages).split())
     assert f"Own vs rent reserved: {EVERY}" in text
-    assert "463%" not in text and "462.6" not in text and "4.626" not in text
+    u = evaluate_tco(QUOTE.tco.inputs).break_even_utilisation_fraction["reserved_vs_owned"]
+    assert f"{u:.0%}" not in text and f"{100 * u:.1f}" not in text and f"{u:.3f}" not in text
     assert "resells at book value" in text and "IAS 16" in text
 
 

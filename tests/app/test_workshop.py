@@ -180,6 +180,9 @@ def test_each_tco_input_cites_its_own_source(store, catalog_path):
     at.switch_page("app_pages/tco.py").run()
     offers = store.list_offers(usd_per_eur=1.0411).dropna(subset=["on_demand_eur_per_gpu_hour"])
     brief = Scenario().brief
+    from ui.brief_scope import offers_meeting_brief  # the picker lists the offers meeting the brief (#27.3)
+
+    offers = offers_meeting_brief(offers, brief)
     azure = offers[offers["provider_name"].str.contains("Azure") & offers["gpu_model"].isin(brief.gpu_models)].iloc[0]
     at.selectbox(key="tco_on_demand_offer").set_value(azure["offer_id"]).run()
     spec = store.list_gpu_specs().dropna(subset=["tdp_watts"]).iloc[0]
@@ -195,7 +198,7 @@ def test_each_tco_input_cites_its_own_source(store, catalog_path):
     assert sources["Sustained utilisation"] == "entered by the user"
     assert sources["GPUs in the cluster"] == "client brief (set on the Home page)"
     assert sources["Committed (reserved) price"] == "not given"
-    assert sources["Power per GPU at the wall"].startswith(f"GPU spec {spec['gpu_spec_id']}")
+    assert sources["Rated power per GPU (with server share)"].startswith(f"GPU spec {spec['gpu_spec_id']}")
     assert sources["PUE (facility overhead)"].startswith("Uptime Institute")  # a default keeps its own source
 
 
