@@ -150,12 +150,14 @@ def test_pdf_report_shows_the_client_header_scoring_and_placement(store):
     assert steps[-1] == 1.0
     where = pdf_pages_with(data, ["Provider scoring", "Hybrid placement", "stays first while", "Weight range in"])
     assert all(where.values()), where
-    seen = pdf_page_text(data, pages=sorted({1, where["Provider scoring"], where["Hybrid placement"]}))
+    seen = pdf_page_text(data, pages=sorted({1, 2, where["Provider scoring"], where["Hybrid placement"]}))
     first = " ".join(seen[1].split())
     assert "ACME Bank" in first and "Baseline 2027" in first and "Catalog version" in first
     assert re.search(r"\d{4}-\d{2}-\d{2}", first)  # the date
-    assert "resells at book value" in first and re.search(r"month \d+\b", first) and ".000" not in first
-    assert re.search(r"€\d+\.\d\d/GPU-h", first)  # a money value with its unit
+    assert "One-page summary" in first  # page 1 is the board summary (#27.13); the key results follow on page 2
+    key = " ".join(seen[2].split())
+    assert "resells at book value" in key and re.search(r"month \d+\b", key) and ".000" not in key
+    assert re.search(r"€\d+\.\d\d/GPU-h", key)  # a money value with its unit
     assert "Provider scoring" in seen[where["Provider scoring"]]
     assert "Hybrid placement" in seen[where["Hybrid placement"]]
     text = "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
