@@ -434,7 +434,9 @@ def providers_page_default_filter() -> OfferFilter:
     from ui.scenario import ClientBrief
 
     defaults = provider_filter_defaults(ClientBrief())
-    unknown = set(defaults) - {"prov_gpu", "prov_eu", "prov_jur"}
+    # the legal-seat and certification filters (#27.3) narrow nothing while the default brief leaves them off
+    off = {k for k in ("prov_seat", "prov_certs") if not defaults.get(k)}
+    unknown = set(defaults) - {"prov_gpu", "prov_eu", "prov_jur"} - off
     if unknown:
         raise SystemExit(f"the client brief sets Providers filters the load test does not know: {sorted(unknown)} "
                          "(bench/load_test.py, providers_page_default_filter)")
