@@ -118,5 +118,7 @@ def goodput(
         # free checkpoints (δ = 0): τ → 0 and (M/τ)(e^{τ/M} - 1) → 1, only restarts are lost
         ratio = np.where(tau > 0, ratio, np.exp(restart_s / m_s))
         g = np.minimum(1.0 / ratio, 1.0)  # <= 1 exactly in theory; clip the last-bit rounding
-    g = np.where(np.isinf(m_s), 1.0, g)  # no failures: nothing lost (no checkpoints needed either)
+    # no failures: nothing lost (no checkpoints needed either); a failure rate so small that the optimal interval
+    # overflows to inf is the same limit (goodput -> 1), not the NaN of 0 x inf
+    g = np.where(np.isinf(m_s) | (np.isinf(tau) & (m_s > 1e300)), 1.0, g)
     return Goodput(g, m_s / 3600.0, np.where(np.isinf(m_s), np.inf, tau), d * np.ones_like(g))

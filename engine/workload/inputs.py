@@ -93,8 +93,8 @@ class TrainingJob(BaseModel):
     n_params: float = Field(gt=0, le=1e14, description="parameters N (MoE: active per token) [-]")
     training_tokens: float = Field(gt=0, le=1e16, description="tokens D [-]")
     n_gpus: int = Field(ge=1, le=1_000_000, description="GPUs used [-]")
-    global_batch_tokens: float = Field(
-        default=None, gt=0, le=1e9, validate_default=False,  # type: ignore[arg-type]
+    global_batch_tokens: float = Field(  # type: ignore[assignment]
+        default=None, gt=0, le=1e9, validate_default=False,
         description="tokens per optimizer step [-]; None = the default rule (default_global_batch_tokens)",
     )
     is_global_batch_default: bool = Field(default=False, description="the batch came from the default rule")

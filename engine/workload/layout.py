@@ -114,7 +114,8 @@ def candidates(n_gpus: int, n_layers: int, cp: int, batch_sequences: float, micr
                 vs = sorted({x for x in (*_V_CHOICES, per_stage) if 1 <= x <= per_stage and (x == 1 or m >= p)})
             rows += [(t, p, d, x, sh) for x in vs for sh in shards]
     if not rows:
-        return Candidates(*(np.zeros(0) for _ in range(4)), np.zeros(0, dtype=np.int8))
+        empty = np.zeros(0)
+        return Candidates(empty, empty, empty, empty, np.zeros(0, dtype=np.int8))
     arr = np.array(rows, dtype=float)
     return Candidates(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4].astype(np.int8))
 

@@ -204,10 +204,11 @@ def search_layouts(job: TrainingJob, offers: OfferArrays, assumptions: EngineAss
     any_mem = model.fits_memory.any(axis=1) if cands.size else np.zeros(first.size, dtype=bool)
     chosen = layout.gathered(model, best)
     runner = layout.gathered(model, second)
+
     def expand(model: layout.StepModel) -> layout.StepModel:
         return layout.StepModel(*(np.asarray(x)[inverse] for x in model))
 
-    return expand(chosen), expand(runner), any_fit[inverse], any_mem[inverse]
+    return expand(chosen), expand(runner), np.asarray(any_fit)[inverse], np.asarray(any_mem)[inverse]
 
 
 def price_training(

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 
-import pytest
-
 from engine.tco import evaluate_tco
 from tests.app.conftest import open_page
 from ui.scenario import Scenario, TcoSection
