@@ -100,7 +100,7 @@ LABELS: dict[str, Label] = {
     "tensor_parallel_degree": Label("Tensor-parallel degree", "GPU", "int", none="automatic"),
     "gradient_bytes_per_param": Label("Gradient bytes per parameter", "B", decimals=0),
     "training_state_bytes_per_param": Label("Training state per parameter", "B", decimals=0),
-    "is_state_sharded": Label("Training state sharded (ZeRO-3/FSDP)", kind="bool"),
+    "is_state_sharded": Label("Training state sharded (ZeRO-1 or ZeRO-3, searched)", kind="bool"),
     "n_layers": Label("Layers", "", "int"),
     "n_kv_heads": Label("KV heads", "", "int"),
     "head_dim": Label("Head dimension", "", "int"),

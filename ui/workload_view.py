@@ -164,24 +164,28 @@ def _training_fields(preset: str) -> None:
     c[3].toggle("FP8-ready software stack", key="_wl_t_fp8",
                 help="Train in FP8 (e.g. Transformer Engine). Only GPUs with an FP8 peak gain from it (H100, H200, "
                      "B200, MI300X ...); A100 and older keep their BF16 speed.")
+    k = st.columns(4)
+    k[0].selectbox("Job", list(JOB_KIND_LABEL), format_func=JOB_KIND_LABEL.get, key="_wl_t_kind",
+                   help="Full training costs 6N FLOPs per token; LoRA/QLoRA on a frozen base about 4N (no weight "
+                        "gradients of the base) and holds optimizer state for the adapters only; QLoRA keeps the "
+                        "base in 4-bit NF4.")
+    k[1].selectbox("Software stack", list(STACK_LABEL), format_func=STACK_LABEL.get, key="_wl_t_stack",
+                   help="How close the job gets to the hardware's peak, and which layouts it can run: "
+                        + "; ".join(f"{v.label}: {v.calibrated_on}" for v in TRAINING_STACK_SPECS.values()))
     with st.expander("Parallelism, reliability and power"):
         a = st.columns(4)
         a[0].number_input("Global batch (million tokens)", min_value=0.001, step=0.5, format="%.2f", key="_wl_t_batch_m",
-                          help="Tokens per optimizer step: one gradient reduction each. Llama 2 used 4M, Llama 3 16M.")
+                          help="Tokens per optimizer step: one gradient reduction each. Llama 2 used 4M, Llama 3 16M. A new job "
+                               "starts from the default rule: DeepSeek LLM's batch law for pre-training, 32 sequences "
+                               "for fine-tuning (shown under Assumptions).")
         a[1].number_input("Sequence length (tokens)", min_value=1, step=1024, key="_wl_t_seq",
                           help="Tokens per training sequence; sets the micro-batches per step and the attention FLOPs.")
         a[2].selectbox("Gradient reduction precision", list(GRAD_BYTES), format_func=GRAD_BYTES.get, key="_wl_t_grad",
                        help="Bytes per gradient element sent over the fabric. Llama 3 reduced in FP32.")
-        a[3].toggle("Shard the training state (ZeRO-3 / FSDP)", key="_wl_t_sharded",
-                    help="Weights, gradients and AdamW state (16 B per parameter) divided over all GPUs.")
-        k = st.columns(4)
-        k[0].selectbox("Job", list(JOB_KIND_LABEL), format_func=JOB_KIND_LABEL.get, key="_wl_t_kind",
-                       help="Full training costs 6N FLOPs per token; LoRA/QLoRA on a frozen base about 4N (no weight "
-                            "gradients of the base) and holds optimizer state for the adapters only; QLoRA keeps the "
-                            "base in 4-bit NF4.")
-        k[1].selectbox("Software stack", list(STACK_LABEL), format_func=STACK_LABEL.get, key="_wl_t_stack",
-                       help="How close the job gets to the hardware's peak, and which layouts it can run: "
-                            + "; ".join(f"{v.label}: {v.calibrated_on}" for v in TRAINING_STACK_SPECS.values()))
+        a[3].toggle("Shard the training state (ZeRO-1 or ZeRO-3)", key="_wl_t_sharded",
+                    help="On: the layout search picks, per offer, the optimizer state sharded over the data-parallel "
+                         "ranks (ZeRO-1, Megatron's distributed optimizer) or everything sharded (ZeRO-3 / FSDP), "
+                         "whichever is faster and fits. Off: every replica holds the whole state (16 B per parameter).")
         b = st.columns(4)
         layout = b[0].segmented_control(
             "Parallel layout", list(LAYOUT_LABEL), format_func=LAYOUT_LABEL.get, key="_wl_t_layout", required=True,
