@@ -85,33 +85,6 @@ def pipeline_bubble_fraction(pp: npt.ArrayLike, micro_batches_per_step: npt.Arra
     return (p - 1.0) / (vm + p - 1.0)
 
 
-def activation_factor(mode: str) -> float:
-    """Bytes per layer per token per hidden unit (x 1/(TP CP)) kept for the backward pass under ``mode``."""
-    return ACTIVATION_BYTES_FULL if mode == "full" else ACTIVATION_BYTES_SELECTIVE
-
-
-def memory_per_gpu_bytes(
-    n_params: float, state_bytes_per_param: float, is_state_sharded: bool, tp: npt.ArrayLike, pp: npt.ArrayLike,
-    cp: npt.ArrayLike, dp: npt.ArrayLike, seq_tokens: float, micro_batch_sequences: float, d_model: float,
-    n_layers: float, activation_bytes: float,
-) -> np.ndarray:
-    """Training state + activations held by one GPU [B] (module docstring).
-
-    Examples
-    --------
-    Llama 3 405B, TP 8, PP 16, DP 128, sharded, 8K sequence, selective recomputation: 0.8 GB state + 72 GB
-    activations.
-
-    >>> round(float(memory_per_gpu_bytes(405e9, 16, True, 8, 16, 1, 128, 8192, 1, 16384, 126, 34)) / 1e9, 1)
-    72.3
-    """
-    tp, pp, cp, dp = (np.asarray(x, dtype=float) for x in (tp, pp, cp, dp))
-    shard = tp * pp * (dp * cp if is_state_sharded else 1.0)
-    state = state_bytes_per_param * n_params / shard
-    act = activation_bytes * seq_tokens * micro_batch_sequences * d_model * n_layers / (tp * cp)
-    return state + act
-
-
 def recompute_flop_factor(mode_full: npt.ArrayLike, seq_tokens: float, d_model: float, n_params: float,
                           n_layers: float) -> np.ndarray:
     """Hardware FLOPs / model FLOPs of a training step (HFU / MFU) [-].

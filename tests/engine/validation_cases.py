@@ -199,26 +199,33 @@ def torchtitan_a100_row() -> float:
                                          recompute="selective")
 
 
-def fit_stack_utilisation(stack: str, field: str, evaluate: Callable[[], tuple[float, ...]],
-                          published: tuple[float, ...]) -> float:
-    """The utilisation of ``stack`` at which the engine reproduces the published rows (geometric mean of the
-    per-row fits; each row by bisection on the engine itself). Calibration only: prints, sets nothing."""
-    from engine.workload import stacks
-
-    original = stacks.TRAINING_STACK_SPECS[stack]
+def fit_spec(specs: dict, stack: str, field: str, evaluate: Callable[[], tuple[float, ...]],
+             published: tuple[float, ...], lo: float, hi: float) -> float:
+    """The value of ``field`` of ``specs[stack]`` (a stack's NamedTuple) at which the engine reproduces the published
+    rows: each row by bisection on the engine itself (the engine value must grow with the field), then the geometric
+    mean of the per-row fits. Calibration only: returns the fit and restores the spec."""
+    original = specs[stack]
     fits = []
     for i, target in enumerate(published):
-        lo, hi = 0.05, 1.0
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            stacks.TRAINING_STACK_SPECS[stack] = original._replace(**{field: mid})
+        a, b = lo, hi
+        for _ in range(50):
+            mid = 0.5 * (a + b)
+            specs[stack] = original._replace(**{field: mid})
             try:
                 value = evaluate()[i]
             finally:
-                stacks.TRAINING_STACK_SPECS[stack] = original
-            lo, hi = (mid, hi) if value < target else (lo, mid)
-        fits.append(0.5 * (lo + hi))
+                specs[stack] = original
+            a, b = (mid, b) if value < target else (a, mid)
+        fits.append(0.5 * (a + b))
     return math.exp(sum(map(math.log, fits)) / len(fits))
+
+
+def fit_stack_utilisation(stack: str, field: str, evaluate: Callable[[], tuple[float, ...]],
+                          published: tuple[float, ...]) -> float:
+    """C10, C11: a training stack's utilisation (:func:`fit_spec` on ``TRAINING_STACK_SPECS``, between 0.05 and 1)."""
+    from engine.workload import stacks
+
+    return fit_spec(stacks.TRAINING_STACK_SPECS, stack, field, evaluate, published, 0.05, 1.0)
 
 
 def trtllm_h200_rows() -> tuple[float, float]:
@@ -235,28 +242,12 @@ def vllm_ci_latency_ms() -> float:
 
 
 def fit_serving_stack(stack: str, field: str, evaluate: Callable[[], tuple[float, ...]],
-                      published: tuple[float, ...], lo: float, hi: float, increasing: bool) -> float:
-    """The value of ``field`` of serving ``stack`` at which the engine reproduces the published rows (geometric mean
-    of the per-row fits, bisection on the engine). Calibration only: returns the fit, sets nothing."""
+                      published: tuple[float, ...], lo: float, hi: float) -> float:
+    """C12, C13: a serving stack's bandwidth utilisation or fixed time per layer (:func:`fit_spec` on
+    ``SERVING_STACK_SPECS``)."""
     from engine.workload import serving_stacks
 
-    original = serving_stacks.SERVING_STACK_SPECS[stack]
-    fits = []
-    for i, target in enumerate(published):
-        a, b = lo, hi
-        for _ in range(50):
-            mid = 0.5 * (a + b)
-            serving_stacks.SERVING_STACK_SPECS[stack] = original._replace(**{field: mid})
-            try:
-                value = evaluate()[i]
-            finally:
-                serving_stacks.SERVING_STACK_SPECS[stack] = original
-            if (value < target) == increasing:
-                a = mid
-            else:
-                b = mid
-        fits.append(0.5 * (a + b))
-    return math.exp(sum(map(math.log, fits)) / len(fits)) if all(f > 0 for f in fits) else sum(fits) / len(fits)
+    return fit_spec(serving_stacks.SERVING_STACK_SPECS, stack, field, evaluate, published, lo, hi)
 
 
 # ------------------------------------------------------------------------------------------------
