@@ -278,8 +278,7 @@ def price_training(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         best, runner, any_fit, any_mem = search_layouts(job, o, a, missing_fabric)
         tp, pp, dp = best.tp, best.pp, best.dp
-        uses_fp8, _ = _effective_tflops(job.is_fp8_ready, o, 1.0, 1.0)
-        _, peak_tflops = _peak_tflops(job.is_fp8_ready, o)
+        uses_fp8, peak_tflops = _peak_tflops(job.is_fp8_ready, o)
         t_comp, t_bubble, t_step = best.compute_s, best.bubble_s, best.step_s
         e_tp, e_cp, e_pp, e_dp = best.e_tp, best.e_cp, best.e_pp, best.e_dp
         r = best.flop_factor
