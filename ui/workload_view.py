@@ -31,6 +31,7 @@ from engine.workload import (
     price_inference,
     price_training,
 )
+from engine.workload.inputs import default_global_batch_tokens
 from engine.workload.layout import describe as describe_layout
 from engine.workload.serving_stacks import SERVING_STACK_SPECS
 from engine.workload.stacks import TRAINING_STACK_SPECS
@@ -90,6 +91,7 @@ def _widget_values(s: WorkloadSection) -> dict[str, object]:
         "_wl_policy": s.missing_fabric, "_wl_price": s.price_type,
         "_wl_t_params_b": t.n_params / 1e9, "_wl_t_tokens_b": t.training_tokens / 1e9, "_wl_t_gpus": t.n_gpus,
         "_wl_t_fp8": t.is_fp8_ready, "_wl_t_batch_m": t.global_batch_tokens / 1e6,
+        "_wl_t_batch_auto": t.is_global_batch_default,
         "_wl_t_layout": "auto" if t.tensor_parallel_degree is None else "manual",
         "_wl_t_tp": t.tensor_parallel_degree or 8, "_wl_t_pp": t.pipeline_parallel_degree or 1,
         "_wl_t_cp": t.context_parallel_degree, "_wl_t_v": t.virtual_pipeline_stages or 0, "_wl_t_recompute": t.recompute,
@@ -130,6 +132,20 @@ def _apply_preset() -> None:
     values = _widget_values(section)
     for key in _PRESET_KEYS:
         st.session_state[key] = values[key]
+
+
+def _rule_batch_m() -> float:
+    """The default rule's global batch for the job the widgets describe [million tokens]."""
+    ss = st.session_state
+    return default_global_batch_tokens(ss["_wl_t_kind"], float(ss["_wl_t_params_b"]) * 1e9,
+                                       float(ss["_wl_t_tokens_b"]) * 1e9, int(ss["_wl_t_seq"]),
+                                       int(ss["_wl_t_gpus"])) / 1e6
+
+
+def _batch_rule_toggled() -> None:
+    """Leaving the rule starts the typed batch from the rule's value (not from a stale one)."""
+    if not st.session_state["_wl_t_batch_auto"]:
+        st.session_state["_wl_t_batch_m"] = round(_rule_batch_m(), 3)
 
 
 def _use_published_tokens() -> None:
@@ -174,10 +190,18 @@ def _training_fields(preset: str) -> None:
                         + "; ".join(f"{v.label}: {v.calibrated_on}" for v in TRAINING_STACK_SPECS.values()))
     with st.expander("Parallelism, reliability and power"):
         a = st.columns(4)
-        a[0].number_input("Global batch (million tokens)", min_value=0.001, step=0.5, format="%.2f", key="_wl_t_batch_m",
-                          help="Tokens per optimizer step: one gradient reduction each. Llama 2 used 4M, Llama 3 16M. A new job "
-                               "starts from the default rule: DeepSeek LLM's batch law for pre-training, 32 sequences "
-                               "for fine-tuning (shown under Assumptions).")
+        auto_batch = bool(st.session_state.get("_wl_t_batch_auto"))
+        if auto_batch:
+            a[0].metric("Global batch (million tokens)", f"{_rule_batch_m():.2f}",
+                        help="The default rule, recomputed when the job kind, model, tokens, sequence length or GPUs "
+                             "change: DeepSeek LLM's batch law for pre-training, 32 sequences for fine-tuning.")
+        else:
+            a[0].number_input("Global batch (million tokens)", min_value=0.001, max_value=1000.0, step=0.5,
+                              format="%.2f", key="_wl_t_batch_m",
+                              help="Tokens per optimizer step: one gradient reduction each. Llama 2 used 4M, Llama 3 "
+                                   "16M.")
+        a[0].toggle("Default batch rule", key="_wl_t_batch_auto", on_change=_batch_rule_toggled,
+                    help="On: the batch follows the rule (shown under Assumptions). Off: type your own.")
         a[1].number_input("Sequence length (tokens)", min_value=1, step=1024, key="_wl_t_seq",
                           help="Tokens per training sequence; sets the micro-batches per step and the attention FLOPs.")
         a[2].selectbox("Gradient reduction precision", list(GRAD_BYTES), format_func=GRAD_BYTES.get, key="_wl_t_grad",
@@ -299,7 +323,8 @@ def _read(current: WorkloadSection, mode: str, scope: OfferScope | None = None,
         training = dict(
             model_name=name, n_params=n_params, training_tokens=ss["_wl_t_tokens_b"] * 1e9,
             n_gpus=n_gpus, is_fp8_ready=bool(ss["_wl_t_fp8"]),
-            global_batch_tokens=ss["_wl_t_batch_m"] * 1e6, sequence_length_tokens=int(ss["_wl_t_seq"]),
+            global_batch_tokens=None if ss.get("_wl_t_batch_auto") else ss["_wl_t_batch_m"] * 1e6,
+            sequence_length_tokens=int(ss["_wl_t_seq"]),
             n_layers=p.n_layers if p else None, d_model=p.d_model if p else None,
             kv_dim=p.n_kv_heads * p.head_dim if p else None,
             tensor_parallel_degree=int(ss["_wl_t_tp"]) if manual else None,

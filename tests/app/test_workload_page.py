@@ -360,3 +360,28 @@ def test_serving_stack_and_kv_precision_change_the_cost_per_million_tokens(at):
     at.selectbox(key="_wl_i_kv").set_value(1.0).run()
     fp8_kv = ranking(at).loc[bf16_kv.index]
     assert (fp8_kv["cost_eur"] <= bf16_kv["cost_eur"] + 1e-9).all() and (fp8_kv["cost_eur"] < bf16_kv["cost_eur"]).any()
+
+
+def test_the_default_batch_rule_follows_the_job_kind_and_can_be_replaced_by_a_typed_batch(at):
+    """Issue #26: the global batch follows the rule when the job kind changes (it used to keep the old value)."""
+    from engine.workload.inputs import default_global_batch_tokens
+
+    def stated_batch_m() -> float:
+        line = next(m.value for m in at.markdown if "global batch" in m.value and "M tokens" in m.value)
+        return float(line.split("global batch ")[1].split("M tokens")[0])
+
+    at.toggle(key="_wl_t_batch_auto").set_value(True).run()
+    at.selectbox(key="_wl_t_kind").set_value("pretraining").run()
+    ss = at.session_state
+    rule = default_global_batch_tokens("pretraining", ss["_wl_t_params_b"] * 1e9, ss["_wl_t_tokens_b"] * 1e9,
+                                       int(ss["_wl_t_seq"]), int(ss["_wl_t_gpus"])) / 1e6
+    assert stated_batch_m() == pytest.approx(rule, abs=0.006)
+    at.selectbox(key="_wl_t_kind").set_value("lora").run()
+    assert not at.exception
+    assert stated_batch_m() == pytest.approx(32 * int(ss["_wl_t_seq"]) / 1e6, abs=0.006)  # 32 sequences
+    assert stated_batch_m() != pytest.approx(rule, abs=0.006)
+    at.toggle(key="_wl_t_batch_auto").set_value(False).run()
+    assert at.number_input(key="_wl_t_batch_m").value == pytest.approx(32 * int(ss["_wl_t_seq"]) / 1e6, abs=0.001)
+    at.number_input(key="_wl_t_batch_m").set_value(4.0).run()
+    at.selectbox(key="_wl_t_kind").set_value("pretraining").run()
+    assert stated_batch_m() == pytest.approx(4.0)  # a typed batch stays typed
