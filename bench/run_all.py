@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 BENCHES = ["bench.bench_tco", "bench.bench_workload", "bench.bench_scoring", "bench.bench_placement",
-           "bench.bench_pages", "bench.bench_import"]
+           "bench.bench_pages", "bench.bench_import", "bench.bench_fast"]
 
 
 def _load() -> str:

@@ -86,7 +86,7 @@ def _topsis_squared_distances(
     return (r - ideal) ** 2, (r - anti) ** 2
 
 
-def _closeness(d_plus_sq: np.ndarray, d_minus_sq: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def topsis_closeness(d_plus_sq: np.ndarray, d_minus_sq: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """TOPSIS closeness for weights (m,) or (s, m); S^2 = sum_j w_j^2 (r_ij - ideal_j)^2 as a matmul."""
     w2 = weights * weights
     s_plus = np.sqrt(w2 @ d_plus_sq.T)
@@ -135,7 +135,7 @@ def topsis_scores(
     [0.5037, 0.6581, 0.7482, 0.334]
     """
     d_plus, d_minus = _topsis_squared_distances(matrix, objectives, normalisation)
-    return _closeness(d_plus, d_minus, np.asarray(weights, dtype=float))
+    return topsis_closeness(d_plus, d_minus, np.asarray(weights, dtype=float))
 
 
 def rank(scores: npt.ArrayLike) -> np.ndarray:

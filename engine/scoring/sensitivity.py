@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.fast import topsis_closeness_into, unique_rows
-from engine.scoring.kernels import _topsis_squared_distances, normalise_min_max
+from engine.fast import unique_rows
+from engine.scoring.kernels import _topsis_squared_distances, normalise_min_max, topsis_closeness
 from engine.scoring.matrix import Method, TopsisNormalisation
 
 #: Dirichlet concentration c of the weight Monte Carlo [-]: weights are drawn with alpha = c * w, so
@@ -362,12 +362,11 @@ def monte_carlo_weights(
     else:
         d_plus, d_minus = _topsis_squared_distances(x, objectives, topsis_normalisation)
         first_idx, inverse, mult = unique_rows(np.hstack([d_plus, d_minus]))
-        dp_t = np.ascontiguousarray(d_plus[first_idx].T)
-        dm_t = np.ascontiguousarray(d_minus[first_idx].T)
+        dp_u, dm_u = d_plus[first_idx], d_minus[first_idx]
         n_u = first_idx.size
 
         def score(block: np.ndarray, out: np.ndarray, spare: np.ndarray) -> np.ndarray:
-            return topsis_closeness_into(block, dp_t, dm_t, out, spare)
+            return topsis_closeness(dp_u, dm_u, block)
 
     # Candidates: the best alternatives under the chosen weights; their depth-th best score in each
     # sample is a threshold below which nobody can rank within the depth.

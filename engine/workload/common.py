@@ -10,7 +10,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.assumptions import Assumption
-from engine.fast import flag_codes
 from engine.workload.inputs import MISSING_FABRIC_POLICIES, EngineAssumptions
 from engine.workload.offers import OfferArrays
 from engine.workload.results import MissingInput
@@ -23,9 +22,22 @@ def _check_policy(missing_fabric: str) -> bool:
 
 
 def _missing_code(excluded: np.ndarray, price: np.ndarray, tdp: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """:class:`MissingInput` flags of the priced offers (int8)."""
-    return flag_codes([(np.isnan(price), MissingInput.PRICE), (np.isnan(tdp), MissingInput.TDP),
-                       (np.isnan(grid), MissingInput.GRID_INTENSITY)], keep=~excluded)
+    """:class:`MissingInput` flags of the priced offers (int8): the sum of each missing input's bit, 0 where
+    excluded."""
+    code = (np.where(np.isnan(price), MissingInput.PRICE, 0) + np.where(np.isnan(tdp), MissingInput.TDP, 0)
+            + np.where(np.isnan(grid), MissingInput.GRID_INTENSITY, 0))
+    return np.where(excluded, 0, code).astype(np.int8)
+
+
+def first_reason_codes(n: int, masks: Sequence[tuple[int, np.ndarray | bool]]
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The lowest applicable reason code per offer (0 = none, int8), the flags ``code != 0``, and an array that is
+    NaN where a reason applies and 0 elsewhere (added to outputs to blank them)."""
+    code = np.zeros(n, dtype=np.int8)
+    for reason, mask in masks:
+        code = np.where(mask & ((code == 0) | (reason < code)), np.int8(reason), code)
+    flagged = code != 0
+    return code, flagged, np.where(flagged, np.nan, 0.0)
 
 
 def _effective_tflops(

@@ -9,8 +9,7 @@ import numpy as np
 
 from engine import network, power, serving
 from engine.assumptions import Assumption
-from engine.fast import fill_missing_nonnegative, first_reason_codes, nan_as_tiny
-from engine.workload.common import _check_policy, _context, _missing_code, _peak_tflops
+from engine.workload.common import _check_policy, _context, _missing_code, _peak_tflops, first_reason_codes
 from engine.workload.data import _MIG_COMPUTE_SLICES, _MIG_MEMORY_SLICES
 from engine.workload.inputs import (
     DEFAULT_ASSUMPTIONS,
@@ -125,14 +124,14 @@ def price_inference(
         gpn_missing = mk.gpus_per_node_missing
         multi_gpu = tp > 1
         intra_missing = mk.intra_missing
-        gpn = fill_missing_nonnegative(o.gpus_per_node, gpn_missing, a.assumed_gpus_per_node) if assume else o.gpus_per_node
+        gpn = np.where(gpn_missing, a.assumed_gpus_per_node, o.gpus_per_node) if assume else o.gpus_per_node
         intra = o.intra_bandwidth_gb_per_s
         if assume:
-            intra = fill_missing_nonnegative(intra, intra_missing, a.assumed_intra_busbw_gb_per_s)
+            intra = np.where(intra_missing, a.assumed_intra_busbw_gb_per_s, intra)
         if mk.has_nvlink_bridge:
             intra = network.effective_intra_busbw_gb_per_s(o.intra_node_kind, intra, tp, a.pcie_busbw_gb_per_s)
         spec = serving.ReplicaSpec(tp, peak_tflops * (1e12 * a.inference_mfu_fraction),
-                                   o.memory_bandwidth_tbps * (1e12 * mbu), nan_as_tiny(intra),
+                                   o.memory_bandwidth_tbps * (1e12 * mbu), intra,
                                    a.intra_node_latency_s, overhead)
         full_load = serving.full_load(conc, wl, spec)
         t_tp = serving.tp_allreduce_s(conc, wl, spec)

@@ -11,7 +11,6 @@ import numpy.typing as npt
 from engine import goodput as goodput_model
 from engine import parallelism, power
 from engine.assumptions import Assumption
-from engine.fast import fill_missing_nonnegative, first_reason_codes
 from engine.network import IntraNodeKind
 from engine.workload import layout
 from engine.workload.common import (
@@ -20,6 +19,7 @@ from engine.workload.common import (
     _effective_tflops,
     _missing_code,
     _peak_tflops,
+    first_reason_codes,
 )
 from engine.workload.inputs import (
     BASE_WEIGHT_BYTES,
@@ -156,15 +156,15 @@ def _group_columns(job: TrainingJob, rep: OfferArrays, a: EngineAssumptions, ass
     """Per-group inputs of :func:`layout.step_model`, shape ``(groups, 1)``, with the missing-value policy."""
     n = float(job.n_gpus)
     mk = rep.masks
-    gpn = fill_missing_nonnegative(rep.gpus_per_node, mk.gpus_per_node_missing, a.assumed_gpus_per_node) \
-        if assume else rep.gpus_per_node
+    gpn = np.where(mk.gpus_per_node_missing, a.assumed_gpus_per_node, rep.gpus_per_node) if assume \
+        else rep.gpus_per_node
     intra = rep.intra_bandwidth_gb_per_s
     if assume:
-        intra = fill_missing_nonnegative(intra, mk.intra_missing, a.assumed_intra_busbw_gb_per_s)
+        intra = np.where(mk.intra_missing, a.assumed_intra_busbw_gb_per_s, intra)
     nvls = rep.intra_nvls_bandwidth_gb_per_s
     allreduce = np.fmax(intra, nvls) if a.use_nvls else intra
-    link = (fill_missing_nonnegative(rep.inter_bandwidth_gbit_per_s_per_gpu, mk.inter_bandwidth_missing,
-                                     a.assumed_inter_link_gbit_per_s_per_gpu)
+    link = (np.where(mk.inter_bandwidth_missing, a.assumed_inter_link_gbit_per_s_per_gpu,
+                     rep.inter_bandwidth_gbit_per_s_per_gpu)
             if assume else rep.inter_bandwidth_gbit_per_s_per_gpu)
     _, eff = _effective_tflops(job.is_fp8_ready, rep, *mfu)
     usable = np.where(np.isnan(rep.memory_gb), -1.0, rep.memory_gb * 1e9 * a.training_memory_usable_fraction)
@@ -286,7 +286,7 @@ def price_training(
 
         mk = o.masks
         gpn_missing = mk.gpus_per_node_missing
-        gpn = fill_missing_nonnegative(o.gpus_per_node, gpn_missing, a.assumed_gpus_per_node) if assume else o.gpus_per_node
+        gpn = np.where(gpn_missing, a.assumed_gpus_per_node, o.gpus_per_node) if assume else o.gpus_per_node
         gpus_in_node = np.fmin(gpn, n)  # unknown node size: the job's own GPUs (excluded or assumed below)
         n_nodes = np.ceil(n / gpus_in_node)
         intra_missing = mk.intra_missing

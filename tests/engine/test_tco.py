@@ -612,10 +612,10 @@ class TestMonteCarlo:
     def test_draws_stay_in_range_and_follow_the_triangular_distribution(self):
         from scipy import stats
 
-        from engine.fast import BlockSampler
+        from engine.tco.uncertainty import _draw
 
-        sampler = BlockSampler(np.array([1.0, 0.0]), np.array([1.5, 0.0]), np.array([4.0, 2.0]), True, 60_000)
-        draws = sampler.draw(np.random.default_rng(1), 60_000)
+        draws = _draw(np.random.default_rng(1), np.array([1.0, 0.0]), np.array([1.5, 0.0]), np.array([4.0, 2.0]), True,
+                      60_000)
         assert draws[0].min() >= 1.0 and draws[0].max() < 4.0
         assert stats.kstest(draws[0], stats.triang(c=0.5 / 3.0, loc=1.0, scale=3.0).cdf).pvalue > 1e-3
         assert stats.kstest(draws[1], stats.triang(c=0.0, loc=0.0, scale=2.0).cdf).pvalue > 1e-3  # mode at low
