@@ -120,6 +120,7 @@ def _sovereignty_report(store, today=None) -> dict[str, object]:
           f"{summary['eu_parent_h100_h200_sxm_with_fabric_and_price']} state a fabric, a country and a current price; "
           f"{summary['eu_parent_h100_h200_sxm_infiniband']} with InfiniBand")
     print("providers with scoped certifications: " + (", ".join(scoped) or "none"))
+    _data_targets_report(store, listed, offers_table, today)
     if findings:
         print(f"\n== {len(errors)} rule errors, {len(findings) - len(errors)} warnings ==")
         print(pd.DataFrame([f.__dict__ for f in findings]).to_string(index=False))
@@ -128,6 +129,37 @@ def _sovereignty_report(store, today=None) -> dict[str, object]:
         print(unmarked.to_string(index=False))
     return {"rule_errors": len(errors), "shortlist_providers": summary["providers"], "scoped_providers": scoped,
             "unmarked_verified": len(unmarked), "sovereign_filter_offers": len(sovereign)}
+
+
+def _data_targets_report(store, listed, offers_table, today) -> dict:
+    """Issue #30's targets with today's figures (catalog.coverage.data_targets); prints and returns them."""
+    import pandas as pd
+
+    from catalog import coverage
+
+    t = coverage.data_targets(offers_table, store.list_prices(), listed, today)
+    goal = coverage.DATA_TARGETS
+    rows = [
+        ("EU-parent providers with a current H100/H200/B200/B300 offer stating fabric, data-centre country and a "
+         "price observed within 12 months", len(t["shortlist_providers"]), f">= {goal['shortlist_providers']}",
+         len(t["shortlist_providers"]) >= goal["shortlist_providers"]),
+        ("offers with a data-centre country (%)", f"{t['offers_with_country_pct']} ({t['offers_with_country']} of "
+         f"{t['offers']})", f">= {goal['offers_with_country_pct']:g}",
+         t["offers_with_country_pct"] >= goal["offers_with_country_pct"]),
+        ("current prices observed within 180 days (%)", f"{t['prices_within_180d_pct']} ({t['prices_within_180d']} of "
+         f"{t['prices']})", f">= {goal['prices_within_180d_pct']:g}",
+         t["prices_within_180d_pct"] >= goal["prices_within_180d_pct"]),
+        ("providers with offers", t["providers_with_offers"], f">= {goal['providers_with_offers']}",
+         t["providers_with_offers"] >= goal["providers_with_offers"]),
+        ("collector prices whose notes record a second source or a conflict",
+         f"{t['collector_prices_checked']} of {t['collector_prices']}", "every one with a second source", None),
+    ]
+    print("\n== Data targets (issue #30; where a target is not met, SOURCES.md says where was searched) ==")
+    print(pd.DataFrame(rows, columns=["target", "measured", "goal", "met"]).to_string(index=False))
+    print("shortlist providers: " + (", ".join(t["shortlist_providers"]) or "none"))
+    print("\n== Share of current prices from the provider's own material (verified), per provider ==")
+    print(t["own_material_by_provider"].to_string(index=False))
+    return t
 
 
 if __name__ == "__main__":

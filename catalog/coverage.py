@@ -29,8 +29,8 @@ import pandas as pd
 from catalog.models import as_of_lower_bound, certification_tokens
 from catalog.rules import Finding, RuleContext, check_offer, check_provider, needs_recheck_mark
 
-#: GPUs the sovereign shortlist is about (issue #18).
-SHORTLIST_GPUS = ("H100", "H200", "B200")
+#: GPUs the sovereign shortlist is about (issue #18; B300 added by issue #30).
+SHORTLIST_GPUS = ("H100", "H200", "B200", "B300")
 #: A price counts as current for the shortlist when observed at most this many days ago (12 months).
 PRICE_FRESH_DAYS = 365
 #: Fabric values that mean "there is a scale-out fabric" ('none' states that there is none).
@@ -181,3 +181,47 @@ def verified_without_recheck_mark(frames: dict[str, pd.DataFrame], today: dt.dat
 #: The Providers-page question of issue #18 as a filter: "H100 SXM + InfiniBand + EU data centre + EU parent".
 SOVEREIGN_FILTER = dict(gpu_models=("H100",), form_factors=("SXM",), inter_nodes=INFINIBAND,
                         eu_datacenter_only=True, jurisdictions=("EU",))
+
+
+#: Issue #30's breadth and freshness targets: (goal, comparison) per measure.
+DATA_TARGETS = {"shortlist_providers": 5, "offers_with_country_pct": 85.0, "prices_within_180d_pct": 75.0,
+                "providers_with_offers": 30}
+#: Notes that say a collector's price was compared with a second source (agreeing or in conflict).
+_SECOND_SOURCE = r"(?i)cross-check|conflict|second source|disagree"
+
+
+def data_targets(offers: pd.DataFrame, prices: pd.DataFrame, listed: pd.DataFrame, today: dt.date) -> dict:
+    """The figures of issue #30's targets on this catalog.
+
+    ``offers`` is the offers table, ``prices`` the current prices (``CatalogStore.list_prices``), ``listed``
+    the ``list_offers`` frame. Prices observed within 180 days are counted on current prices; "own material"
+    is a ``verified`` price (read from the provider's site, docs, API or own repository); a collector
+    price is "checked" when its notes record a second source or a conflict.
+    """
+    def age(value) -> int | None:
+        try:
+            return (today - as_of_lower_bound(str(value))).days
+        except ValueError:
+            return None
+
+    ages = prices["retrieved_at"].map(age)
+    fresh = int((ages.notna() & (ages <= 180)).sum())
+    with_country = int(offers["datacenter_country"].notna().sum())
+    provider_of = dict(zip(offers["offer_id"], offers["provider_id"], strict=True))
+    per_provider = prices.assign(provider_id=prices["offer_id"].map(provider_of),
+                                 own=prices["verification_status"].eq("verified"))
+    own = (per_provider.groupby("provider_id")["own"].agg(["sum", "count"])
+           .rename(columns={"sum": "own_material_prices", "count": "prices"}).reset_index())
+    own["own_material_pct"] = (100.0 * own["own_material_prices"] / own["prices"]).round(1)
+    claimed = prices[prices["verification_status"].ne("verified")]
+    checked = int(claimed["notes"].fillna("").str.contains(_SECOND_SOURCE, regex=True).sum())
+    return {
+        "shortlist_providers": shortlist_summary(listed, today)["providers"],
+        "offers_with_country": with_country, "offers": int(len(offers)),
+        "offers_with_country_pct": round(100.0 * with_country / max(len(offers), 1), 1),
+        "prices_within_180d": fresh, "prices": int(len(prices)),
+        "prices_within_180d_pct": round(100.0 * fresh / max(len(prices), 1), 1),
+        "providers_with_offers": int(offers["provider_id"].nunique()),
+        "own_material_by_provider": own.sort_values(["own_material_pct", "provider_id"], ascending=[False, True]),
+        "collector_prices": int(len(claimed)), "collector_prices_checked": checked,
+    }

@@ -26,7 +26,9 @@ Rules (issue #16):
 * **GCP**: its GPU rows carry no machine type and the VM part is priced in separate rows. The machine
   type is built from the accelerator and its count (:data:`GCP_MACHINE_TYPES`) and its VM price, in the
   same zone, is added; GPUs that attach to a VM of the user's choice (N1: T4, V100, P100, P4) are skipped.
-* **Regions**: the data-centre country comes from the ``region_countries`` table.
+* **Regions**: the data-centre country comes from the ``region_countries`` table, else from the region
+  text where it states the country as "<place>, <ISO code>, <continent>" (SkyPilot's Vast.ai catalog:
+  "Denmark, DK, EU").
 
 Bad input (ragged lines, missing columns, non-numeric or negative prices, duplicate rows) is reported
 per line and makes the preview un-appliable: nothing is written.
@@ -53,6 +55,7 @@ from catalog.refresh_read import (
     Observation,
     RefreshInputError,
     RefreshPreview,
+    country_in_region,
     map_rows,
     read_catalog_file,
 )
@@ -161,7 +164,8 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
                                     "set instance_type on the right one"))
             continue
         line = {"instance_type": obs.instance_type, "region": obs.region, "gpu_model": obs.gpu_model,
-                "gpus_per_node": obs.gpus, "datacenter_country": country.get(region_key)}
+                "gpus_per_node": obs.gpus,
+                "datacenter_country": country.get(region_key) or country_in_region(obs.region)}
         if found:
             offer = found[0]
             matched_ids.add(offer["offer_id"])
@@ -212,7 +216,8 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
             changes.append(RowChange(table="offers", action="insert", key=offer_id, values={
                 "offer_id": offer_id, "provider_id": provider_id, "gpu_model": obs.gpu_model,
                 "gpu_spec_id": obs.gpu_spec_id, "form_factor": obs.form_factor, "gpus_per_node": obs.gpus,
-                "region": obs.region, "datacenter_country": country.get(region_key), "instance_type": obs.instance_type,
+                "region": obs.region, "datacenter_country": country.get(region_key) or country_in_region(obs.region),
+                "instance_type": obs.instance_type,
                 "last_seen": file_date, "source_url": source_url, "as_of": as_of, "verification_status": "claimed",
                 "notes": _offer_note(obs, preview.fmt)}))
             for ptype, amount in (("on-demand", obs.on_demand), ("spot", obs.spot)):

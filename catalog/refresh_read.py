@@ -156,25 +156,62 @@ def _number(text: str | None) -> float | None:
     return value
 
 
-def _gpu_memory_gb(fmt: str, row: dict) -> float | None:
-    """Per-GPU memory in GB from SkyPilot's GpuInfo (MiB) or gpuhunt's gpu_memory (GB); None if absent."""
+def _gpu_memory_gb(fmt: str, row: dict) -> list[float]:
+    """Per-GPU memory readings in GB, most likely first, from SkyPilot's GpuInfo (MiB) or gpuhunt's
+    gpu_memory (GB); empty if absent (see :func:`_gpuinfo_memory_gb` for the second reading)."""
     try:
         if fmt == "gpuhunt":
-            return _number(row.get("gpu_memory"))
-        return _gpuinfo_memory_gb(row.get("GpuInfo") or "")
+            value = _number(row.get("gpu_memory"))
+            return [] if value is None else [value]
+        return list(_gpuinfo_memory_gb(row.get("GpuInfo") or ""))
     except ValueError:
-        return None
+        return []
 
 
 _SIZE_MIB = re.compile(r"'SizeInMiB':\s*([0-9.]+)")
+_COUNT = re.compile(r"'Count':\s*([0-9.]+)")
+_TOTAL_MIB = re.compile(r"'TotalGpuMemoryInMiB':\s*([0-9.]+)")
 
 
 @functools.lru_cache(maxsize=4096)
-def _gpuinfo_memory_gb(info: str) -> float | None:
-    """The first GPU's ``MemoryInfo.SizeInMiB`` of a SkyPilot GpuInfo cell, in GB (a file repeats a few
-    distinct cells thousands of times, hence the cache; the total, ``TotalGpuMemoryInMiB``, is not it)."""
+def _gpuinfo_memory_gb(info: str) -> tuple[float, ...]:
+    """The first GPU's ``MemoryInfo.SizeInMiB`` of a SkyPilot GpuInfo cell in GB, and a second reading where
+    the cell is ambiguous (a file repeats a few distinct cells thousands of times, hence the cache).
+
+    A multi-GPU cell whose ``SizeInMiB`` equals its ``TotalGpuMemoryInMiB`` is written two ways in the
+    field's catalogs: per GPU in both (anycloud's Lambda file: 8x A100, 40960 and 40960) or the instance
+    total in both (SkyPilot's Vast.ai file: 2x H200, 287542 and 287542). Both readings are returned, the
+    size as written first; the caller keeps the one that matches a GPU spec, and skips the row when both
+    match different models (2x A100 with 81920 MiB: 2 x 80 GB or 2 x 40 GB).
+
+    >>> _gpuinfo_memory_gb("{'Gpus': [{'Count': 2, 'MemoryInfo': {'SizeInMiB': 287542}}], 'TotalGpuMemoryInMiB': 287542}")
+    (280.802734375, 140.4013671875)
+    >>> _gpuinfo_memory_gb("{'Gpus': [{'Count': 8, 'MemoryInfo': {'SizeInMiB': 81920}}], 'TotalGpuMemoryInMiB': 655360}")
+    (80.0,)
+    """
     match = _SIZE_MIB.search(info)
-    return float(match.group(1)) / 1024 if match else None
+    if not match:
+        return ()
+    size = float(match.group(1))
+    count, total = _COUNT.search(info), _TOTAL_MIB.search(info)
+    if count and total and float(count.group(1)) > 1 and float(total.group(1)) == size:
+        return size / 1024, size / float(count.group(1)) / 1024
+    return (size / 1024,)
+
+
+#: A region written as "<place>, <ISO country>, <continent>" (SkyPilot's Vast.ai catalog: "Denmark, DK, EU",
+#: ", US, NA"): the country is stated in the region text itself.
+_PLACE_COUNTRY_CONTINENT = re.compile(r"^[^,]*,\s*([A-Z]{2}),\s*(?:EU|NA|SA|AS|AF|OC|AN)\s*$")
+
+
+def country_in_region(region: str) -> str | None:
+    """The ISO country code a region text states as "<place>, <CC>, <continent>", else None.
+
+    >>> country_in_region("Denmark, DK, EU"), country_in_region(", US, NA"), country_in_region("eu-north1")
+    ('DK', 'US', None)
+    """
+    match = _PLACE_COUNTRY_CONTINENT.match(region.strip())
+    return match.group(1) if match else None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -370,7 +407,15 @@ def map_rows(fmt: str, header: list[str], raw_rows: list[tuple[int, list]], name
         if not on_demand_price and not spot_price:
             preview.skipped.append((where, inst, "price 0 or missing: not offered"))
             continue
-        resolved = names.resolve(gpu_name, _gpu_memory_gb(fmt, r))
+        readings = _gpu_memory_gb(fmt, r) or [None]
+        resolved = names.resolve(gpu_name, readings[0])
+        if resolved != "unknown" and len(readings) > 1:
+            second = names.resolve(gpu_name, readings[1])
+            if isinstance(resolved, str):
+                resolved = second
+            elif not isinstance(second, str) and second[0] != resolved[0]:
+                resolved = (f"GpuInfo memory {readings[0]:g} GB fits {resolved[0]} per GPU and {second[0]} as the "
+                            "instance total: ambiguous, not guessed")
         if resolved == "unknown":
             preview.unknown_gpus[gpu_name] = preview.unknown_gpus.get(gpu_name, 0) + 1
             if skip_unknown_gpus:

@@ -93,3 +93,24 @@ def test_the_scoring_constraint_respects_certification_scope(store):
     # BSI C5 is held by Azure, AWS and Open Telekom Cloud, but no source puts their GPU services in its scope
     keep, _ = apply_constraints(dm, Constraints(required_certifications=("BSI-C5",)))
     assert not keep.any()
+
+
+def test_issue_30_data_targets_are_measured_and_printed(store, capsys):
+    offers = store.table("offers")
+    t = coverage.data_targets(offers, store.list_prices(), store.list_offers(None, usd_per_eur=1.0, today=TODAY), TODAY)
+    assert t["offers"] == len(offers) and 0 < t["offers_with_country"] < t["offers"]
+    assert t["offers_with_country_pct"] == round(100 * t["offers_with_country"] / t["offers"], 1)
+    assert 0 < t["prices_within_180d"] <= t["prices"] and t["providers_with_offers"] == offers["provider_id"].nunique()
+    own = t["own_material_by_provider"].set_index("provider_id")
+    assert own.loc["scaleway", "own_material_pct"] > 50 and own.loc["vastai", "own_material_pct"] == 0
+    assert own["prices"].sum() == t["prices"]
+    # B300 counts for the shortlist now (issue #30), and the Verda/OVHcloud/Gcore rows of 2026-10-06 are in
+    assert "B300" in coverage.SHORTLIST_GPUS and {"nebius", "scaleway"} <= set(t["shortlist_providers"])
+    assert {"verda", "ovhcloud", "gcore"} <= set(offers.loc[offers["as_of"] == "2026-10-06", "provider_id"])
+    # a later "today" ages every price out of the 180-day window
+    later = coverage.data_targets(offers, store.list_prices(), offers.iloc[0:0], TODAY + dt.timedelta(days=2000))
+    assert later["prices_within_180d"] == 0 and later["shortlist_providers"] == []
+    _sovereignty_report(store, TODAY)
+    out = capsys.readouterr().out
+    assert "Data targets (issue #30" in out and "offers with a data-centre country (%)" in out
+    assert "own_material_pct" in out

@@ -315,3 +315,46 @@ def test_region_countries_are_an_editable_table(store):
     data = (DATA / "anycloud_lambda_vms.csv").read_bytes()
     preview = refresh(store, data, provider="lambda", url="https://example.com/l.csv", skip_unknown_gpus=True)
     assert set(preview.diff[preview.diff.region == "europe-central-1"].datacenter_country) == {"DE"}
+
+
+VAST_URL = ("https://github.com/skypilot-org/skypilot-catalog/blob/01b8cdda287814b30ff0acb49746cca19fbd4355/"
+            "catalogs/v8/vast/vms.csv")
+
+
+def test_vast_regions_state_their_country_and_multi_gpu_memory_is_per_gpu(store):
+    # Issue #30: SkyPilot's Vast.ai catalog writes regions as "France, FR, EU" and gives a multi-GPU row's total
+    # memory as its GpuInfo SizeInMiB. Before the fix no Vast offer had a data-centre country (no EU filter saw one)
+    # and every multi-GPU row was skipped because e.g. 2 x 141 GB matched no H200 spec.
+    data = (DATA / "skypilot_v8_vast_vms_excerpt.csv").read_bytes()
+    preview = refresh(store, data, provider="vastai", url=VAST_URL, as_of="2025", skip_unknown_gpus=True)
+    reasons = [r for _, _, r in preview.skipped]
+    assert preview.ok and reasons[0] == "unknown GPU 'RTX5090' (skipped as asked)" and len(reasons) == 2
+    # 2x A100 with 81920 MiB is 2 x 80 GB read per GPU (as anycloud's Lambda file writes it) or 2 x 40 GB read as
+    # the instance total (as this file writes it): both are catalog GPUs, so the row is skipped, never guessed.
+    assert "ambiguous, not guessed" in reasons[1] and "A100-40GB" in reasons[1] and "A100-80GB" in reasons[1]
+    diff = preview.diff.set_index(["instance_type", "region"])
+    for (inst, region), (country, model, gpus, price) in {
+        ("1x-H200-32-65536", "France, FR, EU"): ("FR", "H200", 1, 2.65),
+        ("8x-H200-32-65536", "France, FR, EU"): ("FR", "H200", 8, 17.88),
+        ("4x-H200-32-65536", ", US, NA"): ("US", "H200", 4, 10.59),
+        ("1x-H100_NVL-32-65536", "Bulgaria, BG, EU"): ("BG", "H100 NVL", 1, 2.08),
+        ("1x-A100_SXM4-32-65536", "Bavaria, DE, EU"): ("DE", "A100-40GB", 1, 0.76),
+    }.items():
+        line = diff.loc[(inst, region)]
+        assert (line.datacenter_country, line.gpu_model, line.gpus_per_node) == (country, model, gpus), inst
+        assert line["on-demand_new"] == pytest.approx(price / gpus)
+    assert diff["datacenter_country"].notna().all()
+    apply_refresh(store, preview, ALICE, "Vast.ai, SkyPilot catalog v8 (undated snapshot)")
+    from catalog.store import OfferFilter
+
+    eu = store.list_offers(OfferFilter(eu_datacenter_only=True, provider_ids=("vastai",)), usd_per_eur=1.08)
+    assert set(eu.datacenter_country) == {"FR", "BG", "DE"} and len(eu) == 6
+
+
+def test_country_in_region_reads_only_the_place_code_continent_form():
+    from catalog.refresh_read import country_in_region
+
+    assert country_in_region("Denmark, DK, EU") == "DK"
+    assert country_in_region("Hafnarfjarðarkaupstaður, IS, EU") == "IS"
+    for text in ("eu-north1", "fr-par-2 (FR)", "FR, EU", "Denmark, Dk, EU", "Denmark, DK, XX", "marketplace (global)"):
+        assert country_in_region(text) is None, text
