@@ -567,9 +567,13 @@ class TestEvaluate:
         assert (falling.break_even_utilisation_fraction["on_demand_vs_owned"]
                 > flat.break_even_utilisation_fraction["on_demand_vs_owned"])
 
-    def test_hours(self):
-        assert HOURS_PER_MONTH == 730.0
-        assert float(useful_gpu_hours_per_gpu(0.5, 12)) == 4380.0
+    def test_useful_hours_are_utilisation_times_the_hours_of_the_horizon(self):
+        """By hand: half busy for a 365-day year is 0.5 x 8,760 = 4,380 h; 25 % for 3 months is 0.25 x 2,190.
+        (Issue #32: this used to assert HOURS_PER_MONTH == 730.0, the constant against itself.)"""
+        assert float(useful_gpu_hours_per_gpu(0.5, 12)) == pytest.approx(4380.0)
+        assert float(useful_gpu_hours_per_gpu(0.25, 3)) == pytest.approx(547.5)
+        u, months = np.array([0.1, 1.0]), np.array([[1.0], [120.0]])
+        np.testing.assert_allclose(useful_gpu_hours_per_gpu(u, months), u * months * 8760.0 / 12.0)
 
 
 class TestMonteCarlo:

@@ -47,7 +47,9 @@ def test_the_scenario_workbook_has_no_formula_from_a_share_link(store):
 def test_catalog_csv_and_excel_exports_neutralise_and_import_restores(payload):
     frame = pd.DataFrame({"offer_id": ["x"], "notes": [payload], "price": [-1.5]})
     csv = export_csv(frame).decode()
-    assert f"'{payload.strip()}" in csv.replace('"', "") or "'" + payload[:1] in csv
+    cell = pd.read_csv(io.StringIO(csv), dtype=str, keep_default_na=False).loc[0, "notes"]
+    assert cell == neutralise(payload) and cell.startswith("'")  # the CSV cell, exactly (issue #32: was an `or`)
+    assert not cell.startswith(TRIGGERS)
     assert _formulas(export_excel({"offers": frame})) == []
     from catalog.importer import _cell
 
