@@ -251,3 +251,24 @@ def test_certifications_are_certificates_not_laws_or_plans(seed):
     crusoe = next(f for f in seed.provider_facts if (f.provider_id, f.field) == ("crusoe", "certifications"))
     assert models.certification_tokens(crusoe.value) == ["SOC2", "ISO27001", "ISO42001"]
     assert crusoe.verification_status == "claimed"  # a third-party copy, not Crusoe's own page
+
+
+def test_stackit_gpu_rows_come_from_its_dated_price_api_and_sit_in_germany(seed):
+    # Issue #30: STACKIT had no GPU offer. Its price API (stored copy, lastUpdatedAt 2026-06-09) lists GPU Server
+    # flavors in eu01 (Germany); the per-GPU price is the instance price divided by the GPUs, never rounded away.
+    stackit = {o.offer_id: o for o in seed.offers if o.provider_id == "stackit"}
+    assert {o.instance_type for o in stackit.values()} >= {"n1.14d.g1", "n2.14d.g1", "n3.14d.g1", "n3.104d.g8"}
+    assert all(o.datacenter_country == "DE" and o.as_of == "2026-06-09" for o in stackit.values())
+    prices = {p.offer_id: p for p in seed.prices if p.offer_id in stackit}
+    assert set(prices) == set(stackit) and all(p.currency == "EUR" for p in prices.values())
+    h100x8 = next(k for k, o in stackit.items() if o.instance_type == "n3.104d.g8")
+    assert prices[h100x8].amount_per_gpu_hour == pytest.approx(64.33080555556 / 8, abs=1e-6)
+
+
+def test_b300_mig_is_marked_from_a_source_but_its_instance_count_is_not_guessed(seed):
+    # Issue #30: a collector lists a rentable 'B300 SXM6 AC MIG 1g.34gb' slice, so B300 offers support MIG; no source
+    # states how many instances, so the spec keeps that cell empty instead of borrowing B200's 7.
+    b300 = [o for o in seed.offers if o.gpu_model == "B300"]
+    assert b300 and all(o.mig_supported is True for o in b300)
+    spec = next(s for s in seed.gpu_specs if s.gpu_spec_id == "B300 SXM")
+    assert spec.mig_max_instances is None and "1g.34gb" in spec.notes
