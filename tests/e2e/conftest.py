@@ -103,22 +103,73 @@ def wait_http(url: str, proc: subprocess.Popen, seconds: float = 30) -> None:
     raise RuntimeError(f"{url} did not answer")
 
 
-def edit_first_row_cell(page, grid, columns_right: int, value: str, *, x_offset: int = 40) -> None:
-    """Edit a cell of the first data row of an ``st.data_editor`` grid (a canvas): click the row's first
-    cell, move right with the keyboard, open the editor with Enter, type, commit, and give the grid time
-    to send its edit state to the server."""
+#: Counts the script runs the page has finished (``stApp``'s ``data-test-script-state`` turning ``notRunning``), so
+#: a test waits for the rerun its action caused instead of a fixed time (issue #32 item 9).
+_RUN_COUNTER_JS = """() => {
+  if (window.__stRuns === undefined) {
+    window.__stRuns = 0;
+    const app = document.querySelector('[data-testid="stApp"]');
+    let last = app.getAttribute('data-test-script-state');
+    new MutationObserver(() => {
+      const state = app.getAttribute('data-test-script-state');
+      if (state === 'notRunning' && last !== 'notRunning') window.__stRuns += 1;
+      last = state;
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  }
+  return window.__stRuns;
+}"""
+
+#: Upper bound for one rerun on a loaded machine: a signal ends the wait, this only stops a hung test.
+RERUN_LIMIT_MS = 180_000
+
+
+def finished_runs(page) -> int:
+    """Script runs finished since the counter was installed on this page (installs it on first use)."""
+    return int(page.evaluate(_RUN_COUNTER_JS))
+
+
+def wait_for_rerun(page, before: int) -> None:
+    """Wait until a script run finished after ``before`` (from :func:`finished_runs`)."""
+    page.wait_for_function("n => window.__stRuns > n", arg=before, timeout=RERUN_LIMIT_MS)
+
+
+def wait_idle(page) -> None:
+    """Wait until no script run is in progress."""
     from playwright.sync_api import expect
 
-    box = grid.bounding_box()
-    page.mouse.click(box["x"] + x_offset, box["y"] + 35 + 17)  # header 35 px, rows 35 px: row 1's middle
-    for _ in range(columns_right):
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "notRunning",
+                                                           timeout=RERUN_LIMIT_MS)
+
+
+def edit_first_row_cell(page, grid, columns_right: int, value: str, *, x_offset: int = 40,
+                        in_form: bool = False) -> None:
+    """Edit a cell of the first data row of an ``st.data_editor`` grid (a canvas): click the row's first
+    cell, move right with the keyboard, open the editor with Enter, type and commit, as a user would, clicking
+    again if a rerun swallowed the first click. Outside a form the edit reruns the script: wait for that run to
+    finish (the app's own signal, not a fixed time); inside a form wait for the cell editor to close."""
+    from playwright.sync_api import expect
+
     cell = page.locator("input.gdg-input, textarea.gdg-input").first
-    expect(cell).to_be_visible(timeout=10_000)
+    for attempt in range(5):
+        wait_idle(page)
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + x_offset, box["y"] + 35 + 17)  # header 35 px, rows 35 px: row 1's middle
+        for _ in range(columns_right):
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")
+        try:
+            expect(cell).to_be_visible(timeout=5_000)
+            break
+        except AssertionError:
+            if attempt == 4:
+                raise
+            page.keyboard.press("Escape")
+    before = finished_runs(page)
     cell.fill(value)
     cell.press("Enter")
-    page.wait_for_timeout(1500)
+    expect(cell).to_have_count(0, timeout=RERUN_LIMIT_MS)
+    if not in_form:
+        wait_for_rerun(page, before)
 
 
 def step_slider_to(page, slider, target: float, *, tries: int = 60) -> None:

@@ -23,7 +23,7 @@ def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
 
     # Mean GPUs of the first workload (fraud-scoring-api) 4 -> 5: click its name cell, move right to Mean GPUs.
     grid = grids.first
-    edit_first_row_cell(page, grid, 3, "5", x_offset=100)  # Workload -> Kind -> GPU model -> Mean GPUs
+    edit_first_row_cell(page, grid, 3, "5", x_offset=100, in_form=True)  # Workload -> Kind -> GPU model -> Mean GPUs
     page.get_by_role("button", name="Update the plan").click()
 
     expect(headline).not_to_have_text(headline_before, timeout=20_000)
