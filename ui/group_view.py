@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from catalog.cells import neutralise_frame
 from catalog.errors import CatalogError
 from catalog.store import MAX_PARTICIPANT_NAME, CatalogStore
 from engine.group import aggregate
@@ -119,7 +120,7 @@ def live_panel(store: CatalogStore, code: str) -> None:
     winners = [{"who": "Group (geometric mean)", "#1 offer": _top(group_points)}]
     winners += [{"who": n, "#1 offer": _top({k: float(v) for k, v in votes[n].items()})} for n in names]
     st.markdown("**Who would win under each participant's weights**")
-    st.dataframe(pd.DataFrame(winners), hide_index=True, width="stretch")
+    st.dataframe(neutralise_frame(pd.DataFrame(winners)), hide_index=True, width="stretch")  # names: #28.12
     if st.button("Use the group's weights on the Scoring page", key="gw_use"):
         section = get_scenario().scoring
         update_scenario(scoring=section.model_copy(update={"weight_points": group_points, "group_votes": votes}))

@@ -12,6 +12,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from catalog.cells import neutralise_frame
 from catalog.errors import CatalogError
 from catalog.store import CatalogStore
 from ui import labels
@@ -264,8 +265,9 @@ def compare(store: CatalogStore, workspace: str | None, display) -> None:
     if len(results) < 1:
         return
     st.markdown("**Key results**")
-    st.dataframe(results_frame(results, display.currency, display.usd_per_eur), width="stretch")
-    inputs = inputs_frame(scenarios, display.currency, display.usd_per_eur)
+    # Scenario names (the columns) are the user's text: neutralised against spreadsheet formulas (#28.12).
+    st.dataframe(neutralise_frame(results_frame(results, display.currency, display.usd_per_eur)), width="stretch")
+    inputs = neutralise_frame(inputs_frame(scenarios, display.currency, display.usd_per_eur))
     differs = inputs.nunique(axis=1) > 1
     st.markdown(f"**Inputs that differ** ({int(differs.sum())} of {len(inputs)})")
     st.dataframe(inputs[differs].style.apply(lambda row: ["background-color: #fef3c7"] * len(row), axis=1),
