@@ -141,8 +141,9 @@ class Workshop(StoreBase):
     @_store_write
     def submit_vote(self, session_code: str, participant: str, weight_points: dict[str, float], *, voter: str) -> None:
         """Store one participant's weight points in a group session, bound to the browser session that cast it
-        (``voter`` is that session's secret; only its hash is stored). The same voter may change its points or
-        its name; a name another voter holds is refused, as is a session past :data:`MAX_PARTICIPANTS`."""
+        (``voter`` is that session's secret; only its hash is stored). One vote per voter: the same voter voting
+        again (another tab of the same browser, issue #28.8) replaces its vote, points and name; a name another
+        voter holds is refused, as is a session past :data:`MAX_PARTICIPANTS`."""
         participant = _no_nul((participant or "").strip())
         if not participant:
             raise CatalogError("Enter your name before submitting.")
@@ -179,7 +180,19 @@ class Workshop(StoreBase):
                 cur.execute("ROLLBACK")
                 raise
 
-    def votes(self, session_code: str) -> dict[str, dict[str, float]]:
+    def group_session_in_workspace(self, session_code: str | None, workspace: str | None) -> bool:
+        """Whether a group session was started in the workspace whose link token is ``workspace`` (issue #28.8:
+        a ``scoring.group_code`` from a link opens nothing in another workspace)."""
+        if not self.group_session_exists(session_code) or self.workspace(workspace) is None:
+            return False
+        return self.cursor().execute("SELECT count(*) FROM group_sessions WHERE session_code = ? AND workspace_id = ?",
+                                     [session_code, workspace_id(workspace or "")]).fetchone()[0] > 0
+
+    def votes(self, session_code: str, workspace: str | None) -> dict[str, dict[str, float]]:
+        """The participants' names and weight points of a group session, only with the link token of the workspace
+        it was started in (the join code alone reads nothing: participants hold it)."""
+        if not self.group_session_in_workspace(session_code, workspace):
+            return {}
         rows = self.cursor().execute(
             "SELECT participant, weight_points_json FROM workshop_votes WHERE session_code = ? ORDER BY participant "
             "LIMIT ?", [session_code, MAX_PARTICIPANTS]).fetchall()

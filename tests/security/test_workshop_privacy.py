@@ -67,15 +67,16 @@ def test_a_wrong_workspace_link_says_so(store):
 
 
 def test_a_vote_cannot_be_overwritten_by_another_session_reusing_the_name(store):
-    code = store.create_group_session(store.create_workspace("ACME"))
+    token = store.create_workspace("ACME")
+    code = store.create_group_session(token)
     store.submit_vote(code, "Ann", POINTS, voter=ME)
     with pytest.raises(CatalogError, match="already voted as 'Ann'"):
         store.submit_vote(code, "Ann", {"price_eur_per_gpu_hour": 0.0}, voter=YOU)
-    assert store.votes(code) == {"Ann": POINTS}
+    assert store.votes(code, token) == {"Ann": POINTS}
     store.submit_vote(code, "Ann", {"price_eur_per_gpu_hour": 10.0}, voter=ME)  # the owner may change it
-    assert store.votes(code)["Ann"]["price_eur_per_gpu_hour"] == 10.0
+    assert store.votes(code, token)["Ann"]["price_eur_per_gpu_hour"] == 10.0
     store.submit_vote(code, "Ann B.", POINTS, voter=ME)  # renaming keeps one vote per session
-    assert list(store.votes(code)) == ["Ann B."]
+    assert list(store.votes(code, token)) == ["Ann B."]
 
 
 def test_votes_need_a_real_session_and_are_capped(store):
