@@ -80,12 +80,13 @@ def workspace_bar(store: CatalogStore) -> tuple[str | None, dict | None]:
                     st.error(str(exc))
                 else:
                     st.session_state[WORKSPACE_KEY] = token
+                    st.session_state.setdefault(_OWN_KEY, set()).add(token)  # started here: saving needs no question
                     st.rerun()
             st.caption("Have a workspace link? Open it: it brings you back here with the workspace open.")
         return None, None
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
-    c1.markdown(f"Workspace **{plain(record['client'])}** · keep this link private: whoever has it sees and adds "
-                "scenarios of this client.")
+    c1.markdown(f"Workspace **{plain(record['client'])}**, started {_started(record)} · keep this link private: "
+                "whoever has it sees and adds scenarios of this client.")
     if c2.button("Leave", key="ws_leave", help="Close this workspace in this browser (the link still opens it)."):
         st.session_state.pop(WORKSPACE_KEY, None)
         st.rerun()
@@ -96,6 +97,37 @@ def workspace_bar(store: CatalogStore) -> tuple[str | None, dict | None]:
 # --------------------------------------------------------------------------------------------------
 # Save, load, share
 # --------------------------------------------------------------------------------------------------
+
+
+#: Workspaces this browser session started or confirmed; saving into any other one asks first (issue #28.7).
+_OWN_KEY = "_ws_own"
+
+
+def _started(record: dict) -> str:
+    created = record.get("created_at")
+    return f"{created:%Y-%m-%d %H:%M} UTC" if hasattr(created, "strftime") else "at an unknown time"
+
+
+def _may_save_into(workspace: str, record: dict) -> bool:
+    """Whether this session may save into ``workspace`` without asking: it started it, or its user confirmed it
+    after seeing whose it is. A workspace link from someone else would otherwise capture what the user saves
+    (workspace fixation): its owner sees every scenario saved there."""
+    own = st.session_state.setdefault(_OWN_KEY, set())
+    if workspace in own:
+        return True
+    with st.container(border=True, key="ws_not_yours"):
+        st.warning(f"You did not start this workspace: it is **{plain(record['client'])}**, started "
+                   f"{_started(record)}. Whoever gave you its link sees every scenario saved in it.",
+                   icon=":material/warning:")
+        c1, c2 = st.columns(2)
+        if c1.button("Save into this workspace", key="ws_confirm",
+                     help="You know this workspace: scenarios you save are seen by everyone with its link."):
+            own.add(workspace)
+            st.rerun()
+        if c2.button("Start my own workspace", key="ws_start_own", type="primary"):
+            st.session_state.pop(WORKSPACE_KEY, None)
+            st.rerun()
+    return False
 
 
 def _labels(saved: pd.DataFrame) -> dict[int, str]:
@@ -109,10 +141,11 @@ def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | No
         st.markdown("**Save the current scenario**")
         if workspace is None:
             st.caption("Start or open a client workspace (above) to save scenarios.")
+        confirmed = workspace is not None and _may_save_into(workspace, record)
         name = st.text_input("Name", key="ws_name", placeholder="e.g. Baseline: all on-demand", max_chars=120,
-                             disabled=workspace is None)
+                             disabled=not confirmed)
         who = current_editor()
-        if st.button("Save scenario", key="ws_save", type="primary", disabled=workspace is None or not (name or "").strip()):
+        if st.button("Save scenario", key="ws_save", type="primary", disabled=not confirmed or not (name or "").strip()):
             try:
                 sid = store.save_scenario(name, to_json(scenario), scenario.version, workspace=workspace,
                                           client=record["client"], author=who.name if who else None)
