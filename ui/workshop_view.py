@@ -20,6 +20,7 @@ from ui.auth import current_editor, is_editor
 from ui.catalog import catalog_key
 from ui.format import plain
 from ui.private_prices import for_viewer
+from ui.rate_limit import RateLimiter
 from ui.scenario import Scenario
 from ui.workshop import (
     LINK_PARAM,
@@ -49,6 +50,30 @@ def share_url(scenario: Scenario) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
+#: What one anonymous client may create per hour and server process (issue #28.11); editors are not limited.
+WORKSPACES_PER_CLIENT_PER_HOUR, WORKSPACES_PER_HOUR = 5, 100
+SAVES_PER_CLIENT_PER_HOUR, SAVES_PER_HOUR = 60, 600
+
+
+@st.cache_resource
+def _limits() -> dict[str, RateLimiter]:
+    return {"workspace": RateLimiter(WORKSPACES_PER_CLIENT_PER_HOUR, WORKSPACES_PER_HOUR, 3600.0),
+            "save": RateLimiter(SAVES_PER_CLIENT_PER_HOUR, SAVES_PER_HOUR, 3600.0)}
+
+
+def _within_limit(kind: str) -> bool:
+    """Editors are not limited; anyone else counts against their address's and everyone's hourly allowance."""
+    if current_editor() is not None:
+        return True
+    address = getattr(st.context, "ip_address", None)
+    if _limits()[kind].allow(address if isinstance(address, str) else None):
+        return True
+    what = "workspaces started" if kind == "workspace" else "scenarios saved"
+    st.error(f"Too many {what} from your address in the last hour: try again later, or sign in as an editor. "
+             "Nothing was created.", icon=":material/hourglass:")
+    return False
+
+
 def current_workspace(store: CatalogStore) -> tuple[str | None, dict | None]:
     """The open workspace's token and record; an unknown token is dropped with a message."""
     token = st.session_state.get(WORKSPACE_KEY)
@@ -72,7 +97,8 @@ def workspace_bar(store: CatalogStore) -> tuple[str | None, dict | None]:
                         "Only people with its link see what is in it.")
             c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
             client = c1.text_input("Client", key="ws_new_client", max_chars=120, placeholder="e.g. ACME Bank")
-            if c2.button("Start a workspace", key="ws_create", type="primary", disabled=not (client or "").strip()):
+            if c2.button("Start a workspace", key="ws_create", type="primary", disabled=not (client or "").strip()) \
+                    and _within_limit("workspace"):
                 who = current_editor()
                 try:
                     token = store.create_workspace(client, created_by=who.name if who else None)
@@ -131,8 +157,10 @@ def _may_save_into(workspace: str, record: dict) -> bool:
 
 
 def _labels(saved: pd.DataFrame) -> dict[int, str]:
-    return {int(r.scenario_id): f"#{r.scenario_id} · {r.name}" + (f" · {r.client}" if r.client else "")
-            for r in saved.itertuples()}
+    """Labels numbered within the workspace (1 = oldest): stored ids are random and say nothing (#28.11)."""
+    n = len(saved)
+    return {int(r.scenario_id): f"#{n - i} · {r.name}" + (f" · {r.client}" if r.client else "")
+            for i, r in enumerate(saved.itertuples())}
 
 
 def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | None, record: dict | None) -> None:
@@ -145,12 +173,13 @@ def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | No
         name = st.text_input("Name", key="ws_name", placeholder="e.g. Baseline: all on-demand", max_chars=120,
                              disabled=not confirmed)
         who = current_editor()
-        if st.button("Save scenario", key="ws_save", type="primary", disabled=not confirmed or not (name or "").strip()):
+        if st.button("Save scenario", key="ws_save", type="primary", disabled=not confirmed or not (name or "").strip()) \
+                and _within_limit("save"):
             try:
-                sid = store.save_scenario(name, to_json(scenario), scenario.version, workspace=workspace,
-                                          client=record["client"], author=who.name if who else None)
+                store.save_scenario(name, to_json(scenario), scenario.version, workspace=workspace,
+                                    client=record["client"], author=who.name if who else None)
                 st.session_state[SCENARIO_NAME_KEY] = name.strip()
-                st.success(f"Saved as scenario #{sid}.")
+                st.success(f"Saved as scenario #{len(store.list_scenarios(workspace))} of this workspace.")
             except CatalogError as exc:
                 st.error(str(exc))
         st.download_button("Download as JSON", to_json(scenario), file_name="scenario.json", mime="application/json",
@@ -277,7 +306,7 @@ def compare(store: CatalogStore, workspace: str | None, display) -> None:
     if len(saved) < 2:
         st.info("Save at least two scenarios in this workspace to compare them (the current one can be one of them).")
         return
-    names = {int(r.scenario_id): f"#{r.scenario_id} · {r.name}" for r in saved.itertuples()}
+    names = _labels(saved.assign(client=None))
     picked = st.multiselect("Scenarios (2 or 3)", list(names), default=list(names)[:2], format_func=names.get,
                             max_selections=3, key="ws_compare")
     if len(picked) < 2:
