@@ -7,18 +7,33 @@ PORT   ?= 8501
 # (local mode: editing without sign-in, honoured only while the server listens on loopback).
 ADDRESS ?= 127.0.0.1
 LOCAL_EDITING ?=
-STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# Exact versions of every package (issue #28.14): pyproject.toml names the packages and ranges, the lock pins them.
+LOCK   := requirements.lock
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 
-.PHONY: setup run test test-fast e2e bench load load-cluster data-report catalog chromium screenshots lint clean refresh postgresql nginx nginx-for-tests cluster cluster-stop cluster-check
+.PHONY: setup lock audit run test test-fast e2e bench load load-cluster data-report catalog chromium screenshots lint clean refresh postgresql nginx nginx-for-tests cluster cluster-stop cluster-check
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -c $(LOCK) -e ".[dev]"
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
 setup: $(STAMP)
+
+## Re-pin requirements.lock to the newest versions pyproject.toml allows (a throwaway venv; needs the registry).
+lock:
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install -q --upgrade pip
+	.venv-lock/bin/python -m pip install -q -e ".[dev]"
+	{ sed -n '/^#/p' $(LOCK); .venv-lock/bin/python -m pip freeze --exclude-editable; } > $(LOCK).new
+	mv $(LOCK).new $(LOCK) && rm -rf .venv-lock
+
+## Known vulnerabilities in exactly the locked versions (pip-audit in its own venv; needs PyPI and the OSV database).
+audit:
+	@test -x .venv-audit/bin/pip-audit || { $(PYTHON) -m venv .venv-audit && .venv-audit/bin/python -m pip install -q pip-audit; }
+	.venv-audit/bin/pip-audit -r $(LOCK) --no-deps --disable-pip --progress-spinner off
 
 ## Build the default catalog from the embedded seed (only when missing; never overwrites).
 catalog: setup
@@ -83,7 +98,7 @@ lint: setup
 	$(BIN)/python -m mypy
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-lock .venv-audit .pytest_cache .hypothesis
 
 ## PostgreSQL server binaries (Debian's postgresql package) for the store suite's second backend and make cluster.
 ## As root they are installed when missing; otherwise the PostgreSQL tests are skipped and say so in the summary.

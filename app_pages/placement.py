@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from catalog.cells import neutralise_frame
 from ui import brief
 from ui import placement_charts as charts
 from ui import placement_view as view
@@ -49,7 +50,8 @@ else:
                f"{'s' * (solved.n_outlier_prices != 1)} not used.")
 
     frame, config = view.plan_table(solved, catalog, display)
-    st.dataframe(frame, column_config=config, hide_index=True, width="stretch", key="pl_plan", row_height=72,
+    # Workload names are the user's text: neutralised against spreadsheet formulas in every copy (#28.12).
+    st.dataframe(neutralise_frame(frame), column_config=config, hide_index=True, width="stretch", key="pl_plan", row_height=72,
                  placeholder="—")
     labels = view.venue_labels(catalog)
     st.markdown("**Why each workload goes where it does** (rates in the reasons are EUR per GPU-hour)\n\n"

@@ -40,6 +40,7 @@ from catalog.storage.workshop import (
     MAX_SCENARIO_JSON_CHARS,
     MAX_SCENARIOS_PER_WORKSPACE,
     MAX_WORKSHOP_TEXT,
+    MAX_WORKSPACE_JSON_CHARS,
     WORKSPACE_TOKEN_BYTES,
     workspace_id,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "CatalogBackend", "is_database_url", "open_catalog", "open_catalog_for_app",
     "CATALOG_ENV", "DATABASE_URL_ENV", "DEFAULT_CATALOG_PATH", "GROUP_CODE_BYTES", "MAX_PARTICIPANTS",
     "MAX_PARTICIPANT_NAME", "MAX_SCENARIOS_PER_WORKSPACE", "MAX_SCENARIO_JSON_CHARS", "MAX_WORKSHOP_TEXT",
+    "MAX_WORKSPACE_JSON_CHARS",
     "NOT_STATED", "REPO_ROOT", "SCHEMA_SQL", "SCHEMA_VERSION", "STALE_AFTER_DAYS", "VERIFIED_FRESH_DAYS",
     "WORKSPACE_TOKEN_BYTES", "ApplyResult", "CatalogStore", "OfferFilter", "build_catalog",
     "resolve_catalog_location", "resolve_catalog_path", "workspace_id",

@@ -110,6 +110,14 @@ def auth_state() -> AuthState:
     if _local_editing_requested(secrets):
         address = config.get_option("server.address") or ""
         if address in LOOPBACK:
+            proxied = _proxied_request()
+            if proxied:
+                _log_once(f"local editing refused for a request {proxied}: read-only")
+                return AuthState("none", secrets, f"**Local editing is switched on but refused for this request:** "
+                                                  f"it {proxied}, so it did not come straight from this machine "
+                                                  "(a reverse proxy would make every visitor look local). Everyone "
+                                                  "reaching the server this way is read-only until sign-in is "
+                                                  "configured (README, Sign-in).")
             return AuthState("local", secrets)
         where = address or "every interface (no server.address)"
         return AuthState("none", secrets, f"**Local editing is switched on but ignored:** the server listens on "
@@ -290,6 +298,31 @@ def attempt_sign_in(username: str, password: str, users: Mapping, *, client: str
 
 def _client_address() -> str | None:
     return getattr(st.context, "ip_address", None)
+
+
+#: Headers a reverse proxy adds; a request carrying any of them did not come straight from this machine.
+FORWARDING_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-IP", "X-Forwarded-Host", "X-Forwarded-Proto")
+
+
+def _request_headers() -> Mapping:
+    try:
+        return st.context.headers or {}
+    except Exception:  # no request context (a bare script run): nothing forwarded
+        return {}
+
+
+def _proxied_request() -> str | None:
+    """Why this request cannot be trusted as local (issue #28.6), or None: it carries a proxy's forwarding header
+    or comes from a non-loopback address (Streamlit reports loopback clients as ``ip_address`` None)."""
+    headers = _request_headers()
+    lowered = {str(k).lower() for k in headers.keys()}
+    for name in FORWARDING_HEADERS:
+        if name.lower() in lowered:
+            return f"carries a forwarding header ({name})"
+    address = _client_address()  # a str or None from a real server (AppTest's stand-in runtime gives neither)
+    if isinstance(address, str) and address and address not in LOOPBACK:
+        return "comes from a non-loopback address"
+    return None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -140,13 +140,7 @@ def _catalog_workbook(_store: CatalogStore, data_version: int, include_private: 
 
 def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_private: bool = False) -> None:
     """Export any table (CSV) or the whole catalog (Excel); import with a preview diff and a report."""
-    from catalog.importer import (
-        ImportFormatError,
-        detect_format,
-        export_csv,
-        preview_table_import,
-        read_table_file,
-    )
+    from catalog.importer import export_csv
     from ui.editor_view import EDITABLE_TABLES
 
     st.markdown("**Export**")
@@ -169,12 +163,19 @@ def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_priva
     if _is_public_catalog(data, upload.name):
         refresh_view(store, editor, data, upload.name)
         return
+    table_import_view(store, editor, data, upload.name)
+
+
+def _plan_table_import(store: CatalogStore, data: bytes, filename: str, complete: bool) -> dict:
+    """The import as previewed: its change set, problems and counts, and the catalog version they were made at."""
+    from catalog.importer import ImportFormatError, detect_format, preview_table_import, read_table_file
+    from ui.editor_view import EDITABLE_TABLES
+
+    data_version = store.data_version  # read first: a save after this makes the apply refuse, never slip through
     try:
-        frames = read_table_file(data, upload.name)
+        frames = read_table_file(data, filename)
     except ImportFormatError as exc:
-        st.error(str(exc))
-        return
-    complete = st.checkbox("The file is the complete table: remove catalog rows missing from it", key="io_complete")
+        return {"error": str(exc)}
     changes, problems, summary = [], [], []
     for sheet, frame in frames.items():
         fmt = sheet if sheet in EDITABLE_TABLES else detect_format(frame)
@@ -184,8 +185,32 @@ def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_priva
             problems += [(f"{fmt} {r}", c, m) for r, c, m in p.problems]
             summary.append({"table": fmt, "added": p.added, "changed": p.changed, "removed": p.removed, "unchanged": p.unchanged})
         else:
-            problems.append((sheet or upload.name, "columns", "not a catalog table, SkyPilot or gpuhunt file"))
-    st.dataframe(pd.DataFrame(summary), hide_index=True)
+            problems.append((sheet or filename, "columns", "not a catalog table, SkyPilot or gpuhunt file"))
+    return {"changes": changes, "problems": problems, "summary": summary, "data_version": data_version}
+
+
+def table_import_view(store: CatalogStore, editor: Editor, data: bytes, filename: str) -> None:
+    """Preview an import of our own table export and apply exactly that preview (issue #28.5).
+
+    The preview (its change set) is frozen in the session for this file and choice; Apply writes it with the
+    catalog version it was made at, so a save by anyone in between refuses the import with a message instead
+    of recomputing it against the new catalog (a "complete table" would otherwise delete the other save's rows).
+    """
+    import hashlib
+
+    from catalog.errors import StaleChangeSetError
+
+    complete = st.checkbox("The file is the complete table: remove catalog rows missing from it", key="io_complete")
+    params = (hashlib.sha256(data).hexdigest(), filename, complete)
+    frozen = st.session_state.get("io_preview")
+    if frozen is None or frozen[0] != params:
+        st.session_state["io_preview"] = frozen = (params, _plan_table_import(store, data, filename, complete))
+    plan = frozen[1]
+    if "error" in plan:
+        st.error(plan["error"])
+        return
+    changes, problems = plan["changes"], plan["problems"]
+    st.dataframe(pd.DataFrame(plan["summary"]), hide_index=True)
     if problems:
         st.error(f"Nothing will be imported until these {len(problems)} problem(s) are fixed in the file.")
         st.dataframe(pd.DataFrame(problems, columns=["row", "column", "reason"]), hide_index=True, width="stretch")
@@ -195,11 +220,23 @@ def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_priva
         return
     st.dataframe(pd.DataFrame([{"table": c.table, "action": c.action, "key": c.key} for c in changes[:500]]),
                  hide_index=True, width="stretch", height=220)
+    st.caption(f"Applying writes exactly this preview ({len(changes)} row changes, made at catalog version "
+               f"{plan['data_version']}); if anyone saves meanwhile, it is refused and you preview again.")
+    if store.data_version != plan["data_version"]:
+        st.warning("The catalog changed after this preview was made: applying it would be refused.")
+        if st.button("Preview the file again", key="io_repreview"):
+            st.session_state.pop("io_preview", None)
+            st.rerun()
     message = st.text_input("What this import is (saved in the history)", key="io_message")
     if st.button("Apply import", type="primary", key="io_apply", disabled=not message.strip()):
         try:
             result = store.apply_changes(ChangeSet(changes=changes, message=message, kind="import"), editor,
-                                         usd_per_eur=get_scenario().display.usd_per_eur)
+                                         usd_per_eur=get_scenario().display.usd_per_eur,
+                                         expected_data_version=plan["data_version"])
+        except StaleChangeSetError as exc:
+            st.session_state.pop("io_preview", None)
+            st.warning(str(exc))
+            return
         except ChangeValidationError as exc:
             st.error(str(exc))
             st.dataframe(pd.DataFrame(exc.problems, columns=["row", "column", "reason"]), hide_index=True)
@@ -207,6 +244,7 @@ def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_priva
         except CatalogError as exc:
             st.error(str(exc))
             return
+        st.session_state.pop("io_preview", None)
         st.cache_data.clear()
         st.success(f"Imported as change set #{result.change_set_id}: {result.rows} row change(s).")
 

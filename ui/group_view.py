@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from catalog.cells import neutralise_frame
 from catalog.errors import CatalogError
 from catalog.store import MAX_PARTICIPANT_NAME, CatalogStore
 from engine.group import aggregate
@@ -36,9 +37,39 @@ VOTER_PARAM = "voter"
 VOTER_KEY = "_voter"
 
 
+#: Streamlit's XSRF cookie: one random token per browser (every tab sends it), re-masked on each page load.
+_BROWSER_COOKIE = "_streamlit_xsrf"
+
+
+def _browser_voter() -> str | None:
+    """A voter id shared by every tab of this browser (issue #28.8), derived from the token inside Streamlit's
+    XSRF cookie (never the token itself); None where the cookie is absent (XSRF protection off, AppTest)."""
+    import hashlib
+
+    try:
+        raw = st.context.cookies.get(_BROWSER_COOKIE)
+    except Exception:
+        return None
+    if not isinstance(raw, str) or not raw:
+        return None
+    try:
+        from streamlit.web.server.starlette.starlette_app_utils import decode_xsrf_token_string
+
+        token, _ = decode_xsrf_token_string(raw)
+    except Exception:  # another Streamlit server or cookie format: the whole cookie value, as it was sent
+        token = raw.encode()
+    if not token:
+        return None
+    return "browser-" + hashlib.sha256(b"gpu-advisor group vote|" + bytes(token)).hexdigest()[:40]
+
+
 def _voter() -> str:
-    """This browser session's voter secret. It also lives in the URL (``?voter=``), so a participant who
-    reloads the join page can still change their own vote; nobody else can."""
+    """The voter id of this participant: one per browser (every tab of a browser shares it, so voting again from
+    another tab replaces the vote), else this session's secret, kept in the URL (``?voter=``) so that a reload
+    can still change the vote; nobody else can."""
+    browser = _browser_voter()
+    if browser:
+        return browser
     token = st.query_params.get(VOTER_PARAM) or st.session_state.get(VOTER_KEY)
     if not token or not (16 <= len(token) <= 64) or not token.replace("-", "").replace("_", "").isalnum():
         token = secrets.token_urlsafe(16)
@@ -57,7 +88,7 @@ def participant_form(store: CatalogStore, code: str) -> None:
     voter = _voter()
     st.subheader("Group weighting")
     st.markdown("Set how much each criterion matters **to you** (0 = not at all, 100 = most), then submit. "
-                "You can submit again from this browser to change your answer.")
+                "One vote per browser: submitting again, also from another tab, replaces your answer.")
     name = st.text_input("Your name", key="gw_name", max_chars=MAX_PARTICIPANT_NAME)
     defaults = get_scenario().scoring.points()
     cols = st.columns(3)
@@ -92,18 +123,23 @@ def consultant_view(store: CatalogStore, workspace: str | None) -> None:
             st.error(str(exc))
             return
         update_scenario(scoring=section.model_copy(update={"group_code": code, "group_votes": {}}))
+    if code and not store.group_session_in_workspace(code, workspace):
+        # A group code from a link that was started in another workspace (or never): show nothing of it (#28.8).
+        st.error("This scenario's group session was not started in this workspace, so its participants and "
+                 "weights are not shown. Start a new group session here.", icon=":material/block:")
+        return
     if not code:
         c1.info("Start a group session: each participant opens the join link on their own device and sets the "
                 "scoring weights; this screen shows the group's weights and how far opinions differ.")
         return
     c1.markdown("### Join link")
     c1.code(_join_url(code), language=None)
-    live_panel(store, code)
+    live_panel(store, code, workspace)
 
 
 @st.fragment(run_every=5)
-def live_panel(store: CatalogStore, code: str) -> None:
-    votes = store.votes(code)
+def live_panel(store: CatalogStore, code: str, workspace: str) -> None:
+    votes = store.votes(code, workspace)
     if not votes:
         st.caption("Waiting for participants… (refreshes every 5 s)")
         return
@@ -119,7 +155,7 @@ def live_panel(store: CatalogStore, code: str) -> None:
     winners = [{"who": "Group (geometric mean)", "#1 offer": _top(group_points)}]
     winners += [{"who": n, "#1 offer": _top({k: float(v) for k, v in votes[n].items()})} for n in names]
     st.markdown("**Who would win under each participant's weights**")
-    st.dataframe(pd.DataFrame(winners), hide_index=True, width="stretch")
+    st.dataframe(neutralise_frame(pd.DataFrame(winners)), hide_index=True, width="stretch")  # names: #28.12
     if st.button("Use the group's weights on the Scoring page", key="gw_use"):
         section = get_scenario().scoring
         update_scenario(scoring=section.model_copy(update={"weight_points": group_points, "group_votes": votes}))

@@ -24,7 +24,7 @@ SCENARIO_NAME_KEY = "_scenario_name"  # name of the scenario last saved or loade
 #: Session keys that survive loading a scenario (everything else is widget state that pages rebuild
 #: from the scenario).
 _KEEP = {SCENARIO_KEY, "_auth_local_user", "_applied_link", "_presentation", WORKSPACE_KEY, SCENARIO_NAME_KEY,
-         "_voter"}
+         "_voter", "_ws_own"}
 
 
 #: Limits on what a share link or an uploaded file may carry (issue #15): the decompressed scenario, the link

@@ -12,6 +12,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from catalog.cells import neutralise_frame
 from catalog.errors import CatalogError
 from catalog.store import CatalogStore
 from ui import labels
@@ -19,6 +20,7 @@ from ui.auth import current_editor, is_editor
 from ui.catalog import catalog_key
 from ui.format import plain
 from ui.private_prices import for_viewer
+from ui.rate_limit import RateLimiter
 from ui.scenario import Scenario
 from ui.workshop import (
     LINK_PARAM,
@@ -48,6 +50,30 @@ def share_url(scenario: Scenario) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
+#: What one anonymous client may create per hour and server process (issue #28.11); editors are not limited.
+WORKSPACES_PER_CLIENT_PER_HOUR, WORKSPACES_PER_HOUR = 5, 100
+SAVES_PER_CLIENT_PER_HOUR, SAVES_PER_HOUR = 60, 600
+
+
+@st.cache_resource
+def _limits() -> dict[str, RateLimiter]:
+    return {"workspace": RateLimiter(WORKSPACES_PER_CLIENT_PER_HOUR, WORKSPACES_PER_HOUR, 3600.0),
+            "save": RateLimiter(SAVES_PER_CLIENT_PER_HOUR, SAVES_PER_HOUR, 3600.0)}
+
+
+def _within_limit(kind: str) -> bool:
+    """Editors are not limited; anyone else counts against their address's and everyone's hourly allowance."""
+    if current_editor() is not None:
+        return True
+    address = getattr(st.context, "ip_address", None)
+    if _limits()[kind].allow(address if isinstance(address, str) else None):
+        return True
+    what = "workspaces started" if kind == "workspace" else "scenarios saved"
+    st.error(f"Too many {what} from your address in the last hour: try again later, or sign in as an editor. "
+             "Nothing was created.", icon=":material/hourglass:")
+    return False
+
+
 def current_workspace(store: CatalogStore) -> tuple[str | None, dict | None]:
     """The open workspace's token and record; an unknown token is dropped with a message."""
     token = st.session_state.get(WORKSPACE_KEY)
@@ -71,7 +97,8 @@ def workspace_bar(store: CatalogStore) -> tuple[str | None, dict | None]:
                         "Only people with its link see what is in it.")
             c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
             client = c1.text_input("Client", key="ws_new_client", max_chars=120, placeholder="e.g. ACME Bank")
-            if c2.button("Start a workspace", key="ws_create", type="primary", disabled=not (client or "").strip()):
+            if c2.button("Start a workspace", key="ws_create", type="primary", disabled=not (client or "").strip()) \
+                    and _within_limit("workspace"):
                 who = current_editor()
                 try:
                     token = store.create_workspace(client, created_by=who.name if who else None)
@@ -79,12 +106,13 @@ def workspace_bar(store: CatalogStore) -> tuple[str | None, dict | None]:
                     st.error(str(exc))
                 else:
                     st.session_state[WORKSPACE_KEY] = token
+                    st.session_state.setdefault(_OWN_KEY, set()).add(token)  # started here: saving needs no question
                     st.rerun()
             st.caption("Have a workspace link? Open it: it brings you back here with the workspace open.")
         return None, None
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
-    c1.markdown(f"Workspace **{plain(record['client'])}** · keep this link private: whoever has it sees and adds "
-                "scenarios of this client.")
+    c1.markdown(f"Workspace **{plain(record['client'])}**, started {_started(record)} · keep this link private: "
+                "whoever has it sees and adds scenarios of this client.")
     if c2.button("Leave", key="ws_leave", help="Close this workspace in this browser (the link still opens it)."):
         st.session_state.pop(WORKSPACE_KEY, None)
         st.rerun()
@@ -97,9 +125,42 @@ def workspace_bar(store: CatalogStore) -> tuple[str | None, dict | None]:
 # --------------------------------------------------------------------------------------------------
 
 
+#: Workspaces this browser session started or confirmed; saving into any other one asks first (issue #28.7).
+_OWN_KEY = "_ws_own"
+
+
+def _started(record: dict) -> str:
+    created = record.get("created_at")
+    return f"{created:%Y-%m-%d %H:%M} UTC" if hasattr(created, "strftime") else "at an unknown time"
+
+
+def _may_save_into(workspace: str, record: dict) -> bool:
+    """Whether this session may save into ``workspace`` without asking: it started it, or its user confirmed it
+    after seeing whose it is. A workspace link from someone else would otherwise capture what the user saves
+    (workspace fixation): its owner sees every scenario saved there."""
+    own = st.session_state.setdefault(_OWN_KEY, set())
+    if workspace in own:
+        return True
+    with st.container(border=True, key="ws_not_yours"):
+        st.warning(f"You did not start this workspace: it is **{plain(record['client'])}**, started "
+                   f"{_started(record)}. Whoever gave you its link sees every scenario saved in it.",
+                   icon=":material/warning:")
+        c1, c2 = st.columns(2)
+        if c1.button("Save into this workspace", key="ws_confirm",
+                     help="You know this workspace: scenarios you save are seen by everyone with its link."):
+            own.add(workspace)
+            st.rerun()
+        if c2.button("Start my own workspace", key="ws_start_own", type="primary"):
+            st.session_state.pop(WORKSPACE_KEY, None)
+            st.rerun()
+    return False
+
+
 def _labels(saved: pd.DataFrame) -> dict[int, str]:
-    return {int(r.scenario_id): f"#{r.scenario_id} · {r.name}" + (f" · {r.client}" if r.client else "")
-            for r in saved.itertuples()}
+    """Labels numbered within the workspace (1 = oldest): stored ids are random and say nothing (#28.11)."""
+    n = len(saved)
+    return {int(r.scenario_id): f"#{n - i} · {r.name}" + (f" · {r.client}" if r.client else "")
+            for i, r in enumerate(saved.itertuples())}
 
 
 def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | None, record: dict | None) -> None:
@@ -108,15 +169,17 @@ def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | No
         st.markdown("**Save the current scenario**")
         if workspace is None:
             st.caption("Start or open a client workspace (above) to save scenarios.")
+        confirmed = workspace is not None and _may_save_into(workspace, record)
         name = st.text_input("Name", key="ws_name", placeholder="e.g. Baseline: all on-demand", max_chars=120,
-                             disabled=workspace is None)
+                             disabled=not confirmed)
         who = current_editor()
-        if st.button("Save scenario", key="ws_save", type="primary", disabled=workspace is None or not (name or "").strip()):
+        if st.button("Save scenario", key="ws_save", type="primary", disabled=not confirmed or not (name or "").strip()) \
+                and _within_limit("save"):
             try:
-                sid = store.save_scenario(name, to_json(scenario), scenario.version, workspace=workspace,
-                                          client=record["client"], author=who.name if who else None)
+                store.save_scenario(name, to_json(scenario), scenario.version, workspace=workspace,
+                                    client=record["client"], author=who.name if who else None)
                 st.session_state[SCENARIO_NAME_KEY] = name.strip()
-                st.success(f"Saved as scenario #{sid}.")
+                st.success(f"Saved as scenario #{len(store.list_scenarios(workspace))} of this workspace.")
             except CatalogError as exc:
                 st.error(str(exc))
         st.download_button("Download as JSON", to_json(scenario), file_name="scenario.json", mime="application/json",
@@ -243,7 +306,7 @@ def compare(store: CatalogStore, workspace: str | None, display) -> None:
     if len(saved) < 2:
         st.info("Save at least two scenarios in this workspace to compare them (the current one can be one of them).")
         return
-    names = {int(r.scenario_id): f"#{r.scenario_id} · {r.name}" for r in saved.itertuples()}
+    names = _labels(saved.assign(client=None))
     picked = st.multiselect("Scenarios (2 or 3)", list(names), default=list(names)[:2], format_func=names.get,
                             max_selections=3, key="ws_compare")
     if len(picked) < 2:
@@ -264,8 +327,9 @@ def compare(store: CatalogStore, workspace: str | None, display) -> None:
     if len(results) < 1:
         return
     st.markdown("**Key results**")
-    st.dataframe(results_frame(results, display.currency, display.usd_per_eur), width="stretch")
-    inputs = inputs_frame(scenarios, display.currency, display.usd_per_eur)
+    # Scenario names (the columns) are the user's text: neutralised against spreadsheet formulas (#28.12).
+    st.dataframe(neutralise_frame(results_frame(results, display.currency, display.usd_per_eur)), width="stretch")
+    inputs = neutralise_frame(inputs_frame(scenarios, display.currency, display.usd_per_eur))
     differs = inputs.nunique(axis=1) > 1
     st.markdown(f"**Inputs that differ** ({int(differs.sum())} of {len(inputs)})")
     st.dataframe(inputs[differs].style.apply(lambda row: ["background-color: #fef3c7"] * len(row), axis=1),

@@ -19,6 +19,11 @@ from catalog.storage.common import StoreBase, _store_write
 #: Workshop limits (issue #15: a link or a participant must not grow the file or the page without bound).
 MAX_SCENARIOS_PER_WORKSPACE = 200
 MAX_SCENARIO_JSON_CHARS = 1_000_000
+#: All scenarios of one workspace together (issue #28.11: 200 scenarios of 1 MB each were 200 MB per link).
+MAX_WORKSPACE_JSON_CHARS = 10_000_000
+#: Scenario ids are random (issue #28.11: a global sequence told anyone how many scenarios exist), below 2**53 so
+#: that a browser's numbers hold them exactly.
+_SCENARIO_ID_BOUND = 2**53 - 1
 MAX_PARTICIPANTS = 50
 MAX_PARTICIPANT_NAME = 60
 MAX_WORKSHOP_TEXT = 120
@@ -84,10 +89,18 @@ class Workshop(StoreBase):
             raise CatalogError(f"The scenario is larger than {MAX_SCENARIO_JSON_CHARS // 1000:,} kB; nothing was saved.")
         ws = self._workspace_id(workspace)
         with self._write_cursor() as cur:
-            if cur.execute("SELECT count(*) FROM scenarios WHERE workspace_id = ?", [ws]).fetchone()[0] >= MAX_SCENARIOS_PER_WORKSPACE:
+            count, used = cur.execute("SELECT count(*), coalesce(sum(length(scenario_json)), 0) FROM scenarios "
+                                      "WHERE workspace_id = ?", [ws]).fetchone()
+            if count >= MAX_SCENARIOS_PER_WORKSPACE:
                 raise CatalogError(f"This workspace already holds {MAX_SCENARIOS_PER_WORKSPACE} scenarios; ask an "
                                    "editor to delete old ones first.")
-            new_id = cur.execute("SELECT coalesce(max(scenario_id), 0) + 1 FROM scenarios").fetchone()[0]
+            if int(used) + len(scenario_json) > MAX_WORKSPACE_JSON_CHARS:
+                raise CatalogError(f"This workspace's scenarios would pass {MAX_WORKSPACE_JSON_CHARS // 1_000_000} MB "
+                                   "together; ask an editor to delete old ones first. Nothing was saved.")
+            while True:  # random, not sequential: an id says nothing about how many scenarios exist
+                new_id = secrets.randbelow(_SCENARIO_ID_BOUND) + 1
+                if not cur.execute("SELECT count(*) FROM scenarios WHERE scenario_id = ?", [new_id]).fetchone()[0]:
+                    break
             cur.execute("INSERT INTO scenarios (scenario_id, name, client, author, created_at, scenario_version, "
                         "scenario_json, workspace_id) VALUES (?, ?, ?, ?, now(), ?, ?, ?)",
                         [new_id, name.strip(), client, author, scenario_version, scenario_json, ws])
@@ -99,7 +112,7 @@ class Workshop(StoreBase):
         if self.workspace(workspace) is None:
             return pd.DataFrame(columns=cols)
         return self.cursor().execute(
-            f"SELECT {', '.join(cols)} FROM scenarios WHERE workspace_id = ? ORDER BY scenario_id DESC",
+            f"SELECT {', '.join(cols)} FROM scenarios WHERE workspace_id = ? ORDER BY created_at DESC, scenario_id DESC",
             [workspace_id(workspace or "")]).df()
 
     def scenario_json(self, scenario_id: int, workspace: str | None) -> str:
@@ -141,8 +154,9 @@ class Workshop(StoreBase):
     @_store_write
     def submit_vote(self, session_code: str, participant: str, weight_points: dict[str, float], *, voter: str) -> None:
         """Store one participant's weight points in a group session, bound to the browser session that cast it
-        (``voter`` is that session's secret; only its hash is stored). The same voter may change its points or
-        its name; a name another voter holds is refused, as is a session past :data:`MAX_PARTICIPANTS`."""
+        (``voter`` is that session's secret; only its hash is stored). One vote per voter: the same voter voting
+        again (another tab of the same browser, issue #28.8) replaces its vote, points and name; a name another
+        voter holds is refused, as is a session past :data:`MAX_PARTICIPANTS`."""
         participant = _no_nul((participant or "").strip())
         if not participant:
             raise CatalogError("Enter your name before submitting.")
@@ -179,7 +193,19 @@ class Workshop(StoreBase):
                 cur.execute("ROLLBACK")
                 raise
 
-    def votes(self, session_code: str) -> dict[str, dict[str, float]]:
+    def group_session_in_workspace(self, session_code: str | None, workspace: str | None) -> bool:
+        """Whether a group session was started in the workspace whose link token is ``workspace`` (issue #28.8:
+        a ``scoring.group_code`` from a link opens nothing in another workspace)."""
+        if not self.group_session_exists(session_code) or self.workspace(workspace) is None:
+            return False
+        return self.cursor().execute("SELECT count(*) FROM group_sessions WHERE session_code = ? AND workspace_id = ?",
+                                     [session_code, workspace_id(workspace or "")]).fetchone()[0] > 0
+
+    def votes(self, session_code: str, workspace: str | None) -> dict[str, dict[str, float]]:
+        """The participants' names and weight points of a group session, only with the link token of the workspace
+        it was started in (the join code alone reads nothing: participants hold it)."""
+        if not self.group_session_in_workspace(session_code, workspace):
+            return {}
         rows = self.cursor().execute(
             "SELECT participant, weight_points_json FROM workshop_votes WHERE session_code = ? ORDER BY participant "
             "LIMIT ?", [session_code, MAX_PARTICIPANTS]).fetchall()

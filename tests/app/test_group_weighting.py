@@ -19,7 +19,7 @@ def _session(catalog_path) -> tuple[str, str]:
 
 
 def test_a_participant_submits_weights_through_the_join_link(catalog_path):
-    _, code = _session(catalog_path)
+    token, code = _session(catalog_path)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
     at.query_params["join"] = code
     at.run()
@@ -30,7 +30,7 @@ def test_a_participant_submits_weights_through_the_join_link(catalog_path):
     at.button(key="gw_submit").click().run()
     assert any("your weights are in" in s.value for s in at.success)
     with CatalogStore(catalog_path) as s:
-        votes = s.votes(code)
+        votes = s.votes(code, token)
     assert votes["Dana"]["price_eur_per_gpu_hour"] == 90.0
 
 

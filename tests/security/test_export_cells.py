@@ -69,3 +69,46 @@ def test_the_providers_page_csv_is_neutralised(catalog_path):
 
     source = inspect.getsource(__import__("app_pages.providers", fromlist=["x"]))
     assert "export_csv(" in source and "export_excel(" in source
+
+
+# Issue #28.12: Streamlit's own table toolbar ("Download as CSV") wrote displayed cells as they are.
+
+def test_the_table_toolbar_download_and_copy_are_off_for_every_session():
+    import tomllib
+    from pathlib import Path
+
+    from streamlit import config as st_config
+
+    root = Path(__file__).resolve().parents[2]
+    client = tomllib.loads((root / ".streamlit" / "config.toml").read_text())["client"]
+    assert client.get("disableDataExport") is True
+    st_config.get_config_options(force_reparse=True)  # what `streamlit run` in the repo sends to each browser
+    assert st_config.get_option("client.disableDataExport") is True
+
+
+def test_user_text_in_displayed_tables_is_neutralised(catalog_path):
+    """The placement plan shows workload names from a share link: no cell starts like a formula."""
+    import base64
+    import json
+    import zlib
+
+    from streamlit.testing.v1 import AppTest
+
+    doc = {"placement": {"workloads": [{"name": p, "mean_gpus": 1, "peak_gpus": 2, "busy_hours_per_day": 12}
+                                       for p in PAYLOADS[:4]]}}
+    link = "v2." + base64.urlsafe_b64encode(zlib.compress(json.dumps(doc).encode(), 9)).decode().rstrip("=")
+    from tests.app.conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["s"] = link
+    at.run()
+    at.switch_page("app_pages/placement.py").run()
+    assert not at.exception, at.exception
+    # The plan table (the portfolio editor above it keeps the names as typed: editing needs them, and its
+    # toolbar download is off by the configuration tested above).
+    plan = next(d.value for d in at.dataframe if "Workload" in d.value.columns)
+    cells = [v for col in plan.columns for v in plan[col] if isinstance(v, str)]
+    names = [c for c in cells if "HYPERLINK" in c or "SUM(A1" in c or "cmd|" in c]
+    assert len(names) >= 3, cells[:20]
+    assert not [c for c in cells if c.startswith(TRIGGERS)]
+    assert "'" + PAYLOADS[0] in cells

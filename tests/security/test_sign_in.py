@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from types import SimpleNamespace
 
 import bcrypt
 import pytest
@@ -251,3 +252,42 @@ def test_a_password_over_72_bytes_gets_a_message(catalog_path):
     sign_in(at, "alice", "x" * 100)
     assert not at.exception
     assert any("72 bytes" in e.value for e in at.error)
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue #28.6: local mode refused for a request that came through a proxy or from another machine
+# --------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def request_from(monkeypatch):
+    """Make every session's request look as given: its handshake headers and the client's address
+    (Streamlit's own ``st.context.headers`` / ``ip_address`` read these)."""
+    import streamlit.runtime.context as context
+
+    def set_request(headers: list[tuple[str, str]], remote_ip: str | None = "127.0.0.1") -> None:
+        client = SimpleNamespace(headers=headers, cookies={}, remote_ip=remote_ip)
+        monkeypatch.setattr(context, "_get_client_context", lambda: client)
+
+    return set_request
+
+
+@pytest.mark.parametrize("header", [("X-Forwarded-For", "203.0.113.9"), ("Forwarded", "for=203.0.113.9"),
+                                    ("X-Real-IP", "203.0.113.9"), ("x-forwarded-for", "127.0.0.1")])
+def test_local_mode_is_refused_for_a_forwarded_request(catalog_path, no_secrets_file, address, request_from,
+                                                        header):
+    address("127.0.0.1")
+    request_from([("Host", "localhost:8501"), header])
+    at = _editor_page({"local_mode": {"editing": True}})
+    assert not _can_save(at)
+    assert not any("Local mode" in w.value for w in at.warning)
+    assert any("refused for this request" in e.value and "forwarding header" in e.value for e in at.error)
+
+
+def test_local_mode_is_refused_for_a_non_loopback_client(catalog_path, no_secrets_file, address, request_from):
+    address("127.0.0.1")
+    request_from([("Host", "localhost:8501")], remote_ip="192.0.2.7")
+    at = _editor_page({"local_mode": {"editing": True}})
+    assert not _can_save(at)
+    assert any("non-loopback address" in e.value for e in at.error)
+    request_from([("Host", "localhost:8501")], remote_ip="127.0.0.1")  # straight from this machine: allowed
+    assert _can_save(_editor_page({"local_mode": {"editing": True}}))

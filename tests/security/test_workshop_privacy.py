@@ -67,15 +67,16 @@ def test_a_wrong_workspace_link_says_so(store):
 
 
 def test_a_vote_cannot_be_overwritten_by_another_session_reusing_the_name(store):
-    code = store.create_group_session(store.create_workspace("ACME"))
+    token = store.create_workspace("ACME")
+    code = store.create_group_session(token)
     store.submit_vote(code, "Ann", POINTS, voter=ME)
     with pytest.raises(CatalogError, match="already voted as 'Ann'"):
         store.submit_vote(code, "Ann", {"price_eur_per_gpu_hour": 0.0}, voter=YOU)
-    assert store.votes(code) == {"Ann": POINTS}
+    assert store.votes(code, token) == {"Ann": POINTS}
     store.submit_vote(code, "Ann", {"price_eur_per_gpu_hour": 10.0}, voter=ME)  # the owner may change it
-    assert store.votes(code)["Ann"]["price_eur_per_gpu_hour"] == 10.0
+    assert store.votes(code, token)["Ann"]["price_eur_per_gpu_hour"] == 10.0
     store.submit_vote(code, "Ann B.", POINTS, voter=ME)  # renaming keeps one vote per session
-    assert list(store.votes(code)) == ["Ann B."]
+    assert list(store.votes(code, token)) == ["Ann B."]
 
 
 def test_votes_need_a_real_session_and_are_capped(store):
@@ -105,3 +106,45 @@ def test_an_old_catalog_gets_the_workspace_tables_and_hides_its_unscoped_scenari
         assert store.list_scenarios(token).empty
         store.save_scenario("new", to_json(Scenario()), 1, workspace=token)
         assert list(store.list_scenarios(token)["name"]) == ["new"]
+
+
+# Issue #28.7: a workspace link sent by someone else must not capture what the victim saves unawares.
+
+def _workshop(token: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    if token:
+        at.query_params["ws"] = token
+    at.run()
+    at.switch_page("app_pages/workshop.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_saving_into_a_workspace_from_someone_elses_link_asks_first(store):
+    token = store.create_workspace("Mallory Consulting")
+    created = store.workspace(token)["created_at"]
+    at = _workshop(token)
+    warning = next(w.value for w in at.warning if "You did not start this workspace" in w.value)
+    assert "Mallory Consulting" in warning and f"{created:%Y-%m-%d}" in warning
+    assert at.text_input(key="ws_name").disabled and at.button(key="ws_save").disabled
+    assert store.list_scenarios(token).empty
+    at.button(key="ws_start_own").click().run()  # the user starts their own instead
+    assert "_workspace" not in at.session_state
+    assert at.text_input(key="ws_new_client") is not None
+
+
+def test_a_confirmed_or_own_workspace_saves(store):
+    token = store.create_workspace("ACME")
+    at = _workshop(token)
+    at.button(key="ws_confirm").click().run()
+    assert not any("You did not start" in w.value for w in at.warning)
+    at.text_input(key="ws_name").set_value("plan").run()
+    at.button(key="ws_save").click().run()
+    assert list(store.list_scenarios(token)["name"]) == ["plan"]
+    own = _workshop()
+    own.text_input(key="ws_new_client").set_value("Globex").run()
+    own.button(key="ws_create").click().run()
+    assert not any("You did not start" in w.value for w in own.warning)
+    own.text_input(key="ws_name").set_value("mine").run()
+    own.button(key="ws_save").click().run()
+    assert any("Saved as scenario" in s.value for s in own.success)
