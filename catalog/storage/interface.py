@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 import pandas as pd
 
 from catalog.models import ChangeSet, Editor
+from catalog.quotes import Quote, StoredQuote
 from catalog.storage.common import ApplyResult, OfferFilter
 
 
@@ -74,3 +75,12 @@ class CatalogBackend(Protocol):
     def submit_vote(self, session_code: str, participant: str, weight_points: dict[str, float], *,
                     voter: str) -> None: ...
     def votes(self, session_code: str) -> dict[str, dict[str, float]]: ...
+
+    # workspace quotes (issue #29.6)
+    def validate_quotes(self, quotes: list[dict | Quote], *, usd_per_eur: float = 1.0,
+                        labels: list[str] | None = None) -> tuple[list[Quote], list[tuple[str, str, str]], list[str]]: ...
+    def save_quotes(self, workspace: str, quotes: list[dict | Quote], *, replace: dict[int, int] | None = None,
+                    created_by: str | None = None, usd_per_eur: float = 1.0,
+                    labels: list[str] | None = None) -> list[int]: ...
+    def list_quotes(self, workspace: str | None) -> list[StoredQuote]: ...
+    def delete_quote(self, workspace: str, quote_id: int) -> None: ...
