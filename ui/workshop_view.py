@@ -19,6 +19,7 @@ from ui.auth import current_editor, is_editor
 from ui.catalog import catalog_key
 from ui.format import plain
 from ui.private_prices import for_viewer
+from ui.quotes import for_sharing
 from ui.scenario import Scenario
 from ui.workshop import (
     LINK_PARAM,
@@ -119,7 +120,7 @@ def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | No
                 st.success(f"Saved as scenario #{sid}.")
             except CatalogError as exc:
                 st.error(str(exc))
-        st.download_button("Download as JSON", to_json(scenario), file_name="scenario.json", mime="application/json",
+        st.download_button("Download as JSON", to_json(for_sharing(scenario)), file_name="scenario.json", mime="application/json",
                            key="ws_download")
         st.markdown("**Share link** (opens this exact view for anyone with the app; it carries no workspace)")
         st.code(share_url(scenario), language=None, wrap_lines=True)
