@@ -12,7 +12,7 @@ import json
 
 from pydantic import ValidationError
 
-from catalog.errors import CatalogError
+from catalog.errors import CatalogError, ChangeValidationError
 from catalog.quotes import MAX_QUOTE_JSON_CHARS, MAX_QUOTES_PER_WORKSPACE, Quote, StoredQuote, check_quote
 from catalog.storage.changes import _rule_context
 from catalog.storage.common import StoreBase, _store_write, iter_rows
@@ -22,14 +22,8 @@ _OFFER_COLUMNS = "offer_id, provider_id, gpu_model, gpu_spec_id, form_factor, gp
                  "memory_gb, memory_type, mig_supported, region, datacenter_country"
 
 
-class QuoteValidationError(CatalogError):
+class QuoteValidationError(ChangeValidationError):
     """Quotes that cannot be saved: ``problems`` lists (quote, field, reason) for every error. Nothing was saved."""
-
-    def __init__(self, problems: list[tuple[str, str, str]]):
-        self.problems = problems
-        lines = "; ".join(f"{where} · {field}: {reason}" for where, field, reason in problems[:8])
-        more = f" (and {len(problems) - 8} more)" if len(problems) > 8 else ""
-        super().__init__(f"{len(problems)} problem(s), nothing was saved: {lines}{more}")
 
 
 class QuoteVerbs(StoreBase):
