@@ -86,3 +86,23 @@ def test_the_model_refuses_nul_and_upfront_without_term():
         Quote.model_validate(quote(provider="A\x00B"))
     with pytest.raises(ValueError, match="upfront"):
         Quote.model_validate(quote(term_months=None, upfront_pct=10))
+
+
+def test_a_catalog_built_before_quotes_gets_the_table_on_its_first_writable_open(catalog_path, pg_url):
+    import duckdb
+    import psycopg
+
+    from catalog.store import CatalogStore
+    from catalog.storage.postgres import PostgresCatalogStore
+
+    con = duckdb.connect(str(catalog_path))
+    con.execute("DROP TABLE workspace_quotes")
+    con.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE workspace_quotes")
+    for opened in (lambda: CatalogStore(catalog_path), lambda: PostgresCatalogStore(pg_url)):
+        with opened() as store:
+            ws = store.create_workspace("ACME")
+            assert store.list_quotes(ws) == []
+            store.save_quotes(ws, [quote()])
+            assert len(store.list_quotes(ws)) == 1
