@@ -180,9 +180,11 @@ def _prices(scenario: Scenario) -> pd.DataFrame | None:
 
 
 def _catalog(scenario: Scenario) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from ui.catalog import offers, table
+    from ui.catalog import table
+    from ui.quotes import offers_with_quotes
 
-    return offers(None, scenario.display.usd_per_eur), table("gpu_specs")
+    # the workspace's quotes when the session includes them (issue #29.7): their rows are named "Quote from X, date"
+    return offers_with_quotes(scenario.display.usd_per_eur), table("gpu_specs")
 
 
 def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:

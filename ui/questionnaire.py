@@ -91,7 +91,8 @@ def provider_questions(offers: pd.DataFrame, brief, today: dt.date | None = None
     ask(ALL_OFFERS, "valid_until", "Valid until (YYYY-MM-DD)")
     ask(ALL_OFFERS, "contact", "Your contact for this quote (name, e-mail)")
     facts = first
-    if not facts.get("certifications_in_scope") or pd.isna(facts.get("certifications_in_scope")):
+    in_scope = set(str(facts.get("certifications_in_scope") or "").split(";")) - {"", "nan", "None"}
+    if not in_scope or not set(brief.required_certifications) <= in_scope:
         ask(ALL_OFFERS, "certifications", "Certifications whose scope covers the GPU service in these data centres "
             "(name, scope, certificate link)", facts.get("certifications"), "scope not stated in the catalog")
     for name, question in (("uptime_sla_pct", "Uptime SLA (%)"),

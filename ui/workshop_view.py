@@ -283,7 +283,9 @@ def compare(store: CatalogStore, workspace: str | None, display) -> None:
 def fingerprint(store: CatalogStore, scenario: Scenario, client: str, name: str) -> str:
     """What an export depends on: the scenario, the catalog version, the header. A different value means a
     file built earlier is outdated."""
-    text = "|".join([to_json(scenario), str(store.path), str(store.data_version), client, name])
+    from ui.quotes import quotes_key
+
+    text = "|".join([to_json(scenario), str(store.path), str(store.data_version), client, name, quotes_key()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -52,3 +52,18 @@ def test_the_workspace_uses_its_quote_but_its_json_file_and_share_link_do_not_ca
     from ui.workshop import decode_link
 
     assert decode_link(code.split("?s=", 1)[1]).tco.inputs.price_reserved_eur_per_gpu_hour is None
+
+
+def test_the_workspace_workbook_names_the_quote_as_a_quote(catalog_path, shown):
+    import datetime as dt
+
+    token = _with_quote(catalog_path)
+    out = shown()
+    at = new_session()
+    at.query_params["ws"] = token
+    at.run()
+    at.switch_page("app_pages/workshop.py").run()
+    at.button(key="ws_build_xlsx").click().run()
+    assert not at.exception
+    label = f"Quote from {NAME}, {dt.date.today().isoformat()}"
+    assert any(label in t for t in out.download_texts())
