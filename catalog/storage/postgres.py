@@ -77,7 +77,7 @@ def pg_schema_sql() -> str:
 
 
 #: Tables added to ``schema.sql`` without a schema version (workshop data only, never read by catalog queries).
-ADDITIVE_TABLES_SQL = re.search(r"CREATE TABLE IF NOT EXISTS workspace_quotes \(.*?\n\);", pg_schema_sql(), re.S).group(0)
+ADDITIVE_TABLES_SQL = "\n".join(re.findall(r"CREATE TABLE IF NOT EXISTS workspace_quotes \(.*?\n\);", pg_schema_sql(), re.S))
 
 #: Versioned migrations of a PostgreSQL catalog: version -> (what it does, SQL). Version 3 is the first schema
 #: this backend knows (the DuckDB file's versions 1-2 predate it); a later version adds its step here, applied

@@ -29,8 +29,12 @@ class QuoteValidationError(ChangeValidationError):
 class QuoteVerbs(StoreBase):
     """Quotes of a workspace, for :class:`CatalogStore` and :class:`PostgresCatalogStore`."""
 
+    def workspace(self, token: str | None) -> dict | None:
+        """Provided by :class:`catalog.storage.workshop.Workshop` (before this class in every store's bases)."""
+        raise NotImplementedError
+
     def _quote_workspace(self, token: str | None) -> str:
-        if not self.workspace(token):  # type: ignore[attr-defined]  (Workshop.workspace)
+        if not self.workspace(token):
             raise CatalogError("This workspace link is not valid (unknown or mistyped); no quote was read or saved.")
         return workspace_id(token or "")
 
@@ -109,7 +113,7 @@ class QuoteVerbs(StoreBase):
 
     def list_quotes(self, workspace: str | None) -> list[StoredQuote]:
         """The quotes of one workspace, oldest first; an unknown or missing token lists nothing."""
-        if not workspace or not self._has_table("workspace_quotes") or not self.workspace(workspace):  # type: ignore[attr-defined]
+        if not workspace or not self._has_table("workspace_quotes") or not self.workspace(workspace):
             return []
         rows = self.cursor().execute(
             "SELECT quote_id, created_at, quote_json FROM workspace_quotes WHERE workspace_id = ? ORDER BY quote_id "
