@@ -92,8 +92,8 @@ def test_a_catalog_built_before_quotes_gets_the_table_on_its_first_writable_open
     import duckdb
     import psycopg
 
-    from catalog.store import CatalogStore
     from catalog.storage.postgres import PostgresCatalogStore
+    from catalog.store import CatalogStore
 
     con = duckdb.connect(str(catalog_path))
     con.execute("DROP TABLE workspace_quotes")

@@ -18,17 +18,21 @@ def _with_quote(catalog_path) -> str:
         return token
 
 
+def _session(workspace: str | None):
+    at = new_session()
+    if workspace:
+        at.query_params["ws"] = workspace
+    at.run()
+    return at
+
+
 def test_a_visitor_and_another_workspace_see_no_quote_anywhere(catalog_path, shown):
     token = _with_quote(catalog_path)
     with CatalogStore(catalog_path) as s:
         other = s.create_workspace("Globex")
     for workspace in (None, other):
         out = shown()
-        at = new_session()
-        if workspace:
-            at.query_params["ws"] = workspace
-        at.run()
-        tour(at, out)
+        tour(_session(workspace), out)
         for needle in (NAME, PRICE, "rebate-note-5e1f", token):
             assert out.find(needle) == [], (workspace, needle, out.find(needle))
 
@@ -36,9 +40,7 @@ def test_a_visitor_and_another_workspace_see_no_quote_anywhere(catalog_path, sho
 def test_the_workspace_uses_its_quote_but_its_json_file_and_share_link_do_not_carry_it(catalog_path, shown):
     token = _with_quote(catalog_path)
     out = shown()
-    at = new_session()
-    at.query_params["ws"] = token
-    at.run()
+    at = _session(token)
     at.switch_page("app_pages/tco.py").run()
     at.radio(key="tco_committed").set_value("quote:1").run()
     assert not at.exception
@@ -59,9 +61,7 @@ def test_the_workspace_workbook_names_the_quote_as_a_quote(catalog_path, shown):
 
     token = _with_quote(catalog_path)
     out = shown()
-    at = new_session()
-    at.query_params["ws"] = token
-    at.run()
+    at = _session(token)
     at.switch_page("app_pages/workshop.py").run()
     at.button(key="ws_build_xlsx").click().run()
     assert not at.exception
