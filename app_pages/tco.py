@@ -10,7 +10,7 @@ from ui.brief_scope import offers_meeting_brief
 from ui.catalog import offer_prices, table
 from ui.format import money
 from ui.private_prices import LABEL as PRIVATE_LABEL
-from ui.quotes import committed_quotes, is_quote_id, offers_with_quotes
+from ui.quotes import committed_quotes, is_quote_id, offers_with_quotes, quote_terms
 from ui.scenario import TORNADO_RANGE, get_scenario, update_scenario
 
 scenario = get_scenario()
@@ -32,7 +32,8 @@ if len(quoted):
     committed = pd.concat([committed, quoted], ignore_index=True) if len(committed) else quoted
 choice, reserved_price, reserved_term = tco_view.draw_committed_choice(offer_id, committed, section, display)
 if is_quote_id(choice) or is_quote_id(offer_id):
-    st.caption("Prices from a workspace quote stay in this workspace: the share link and the JSON file leave them "
+    st.caption(quote_terms(catalog_offers, choice if is_quote_id(choice) else offer_id)
+               + " Prices from a workspace quote stay in this workspace: the share link and the JSON file leave them "
                "out.", help="Saved scenarios of this workspace keep them.")
 inputs, errors = tco_view.draw_inputs((reserved_price, reserved_term))
 if inputs is None:

@@ -228,6 +228,20 @@ def for_sharing(scenario):
     return scenario.model_copy(update={"tco": tco.model_copy(update={**update, "inputs": inputs})})
 
 
+def quote_terms(frame: pd.DataFrame, offer_id: str) -> str:
+    """What a quote used on a page assumes, in words: "Quote from Acme, 2026-11-20: capacity 64 GPUs, lead time 90
+    days, dedicated hardware, valid until 2026-12-20." (unstated items say so)."""
+    rows = frame[frame["offer_id"] == offer_id] if "offer_id" in frame else frame.iloc[0:0]
+    if not len(rows):
+        return ""
+    r = rows.iloc[0]
+    capacity = "not stated" if pd.isna(r.get("capacity_gpus")) else f"{r['capacity_gpus']:,.0f} GPUs"
+    lead = "not stated" if pd.isna(r.get("lead_time_days")) else f"{r['lead_time_days']:,.0f} days"
+    dedicated = {True: "dedicated hardware", False: "shared hardware"}.get(r.get("is_dedicated"), "hardware not stated")
+    return (f"{r['quote_label']}: capacity {capacity}, lead time {lead}, {dedicated}, valid until "
+            f"{r['quote_valid_until']}.")
+
+
 def committed_quotes(frame: pd.DataFrame, offer_id: str | None) -> pd.DataFrame:
     """The committed prices of the session's quotes for the Rent-or-own page, in the shape of
     :func:`ui.tco_view.committed_prices` (``price_id`` is the quote's offer id) plus ``quote_label``: quotes of the

@@ -67,6 +67,7 @@ def test_rent_or_own_offers_the_quote_as_committed_price_and_the_share_link_leav
     committed.set_value("quote:1").run()
     assert not at.exception
     assert any("reserved" in m.label.lower() and m.value != "not compared" for m in at.metric)
+    assert any(f"{LABEL}: capacity 64 GPUs, lead time 90 days, dedicated hardware" in c.value for c in at.caption)
     scenario = at.session_state["scenario"]
     assert scenario.tco.inputs.price_reserved_eur_per_gpu_hour == pytest.approx(PRICE)
     from ui.workshop import decode_link
