@@ -6,8 +6,8 @@ from catalog.cells import neutralise_frame
 from ui import brief
 from ui import placement_charts as charts
 from ui import placement_view as view
-from ui.catalog import offers
 from ui.format import money, plain
+from ui.quotes import offers_with_quotes
 from ui.scenario import get_scenario
 
 display = get_scenario().display
@@ -16,7 +16,7 @@ st.caption("Describe the workloads. The planner commits GPUs where steady demand
            "demand or spot, keeps sensitive data in EU venues, and compares the result with two simple baselines. "
            "One cheapest plan over all the catalog's offers (mixed-integer program, HiGHS); prices in EUR inside.")
 
-catalog = offers(None, display.usd_per_eur)
+catalog = offers_with_quotes(display.usd_per_eur)  # the catalog plus the workspace's quotes (issue #29.7)
 banner = st.container()
 section, problems = view.portfolio_inputs(catalog)
 with banner:

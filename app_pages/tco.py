@@ -1,14 +1,16 @@
 """Rent or own: total cost over the chosen horizon on demand, reserved (only with a committed price) and owned;
 per useful GPU-hour from those totals; break-evens, net cost to date, tornado, uncertainty."""
 
+import pandas as pd
 import streamlit as st
 
 from engine.tco import evaluate_tco
 from ui import brief, tco_charts, tco_view
 from ui.brief_scope import offers_meeting_brief
-from ui.catalog import offer_prices, offers, table
+from ui.catalog import offer_prices, table
 from ui.format import money
 from ui.private_prices import LABEL as PRIVATE_LABEL
+from ui.quotes import committed_quotes, is_quote_id, offers_with_quotes, quote_terms
 from ui.scenario import TORNADO_RANGE, get_scenario, update_scenario
 
 scenario = get_scenario()
@@ -22,10 +24,17 @@ if display.currency != "EUR":
 
 banner = st.container()
 tco_view.init_widgets(section)
-catalog_offers = offers(None, display.usd_per_eur)
+catalog_offers = offers_with_quotes(display.usd_per_eur)  # the catalog plus the workspace's quotes (issue #29.7)
 offer_id, committed = tco_view.draw_presets(catalog_offers, table("gpu_specs"), display, offer_prices,
                                             set(offers_meeting_brief(catalog_offers, scenario.brief)["offer_id"]))
+quoted = committed_quotes(catalog_offers, offer_id)  # quotes' committed prices, next to the offer's own
+if len(quoted):
+    committed = pd.concat([committed, quoted], ignore_index=True) if len(committed) else quoted
 choice, reserved_price, reserved_term = tco_view.draw_committed_choice(offer_id, committed, section, display)
+if is_quote_id(choice) or is_quote_id(offer_id):
+    st.caption(quote_terms(catalog_offers, choice if is_quote_id(choice) else offer_id)
+               + " Prices from a workspace quote stay in this workspace: the share link and the JSON file leave them "
+               "out.", help="Saved scenarios of this workspace keep them.")
 inputs, errors = tco_view.draw_inputs((reserved_price, reserved_term))
 if inputs is None:
     st.error("Fix the highlighted inputs to see the results.", icon=":material/error:")
@@ -40,7 +49,8 @@ with banner:
     brief.draw_banner("tco", brief.tco_differences(get_scenario()))
 
 result = evaluate_tco(inputs)
-verdict = tco_view.verdict(result, display, section.reserved_origin)
+verdict = tco_view.verdict(result, display, "workspace-quote" if is_quote_id(section.reserved_price_id)
+                           else section.reserved_origin)
 st.subheader(verdict.headline)
 st.markdown(verdict.detail)
 for note in verdict.notes:

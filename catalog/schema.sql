@@ -261,3 +261,14 @@ CREATE TABLE IF NOT EXISTS group_sessions (
 ALTER TABLE scenarios ADD COLUMN IF NOT EXISTS workspace_id VARCHAR;
 -- The session that cast a vote (SHA-256 of a per-browser secret): another session cannot overwrite it.
 ALTER TABLE workshop_votes ADD COLUMN IF NOT EXISTS voter_id VARCHAR;
+
+-- Providers' quotes recorded in a client workspace (issue #29.6): private to the workspace, never catalog data.
+-- One validated catalog.quotes.Quote per row as JSON (written and read only through catalog.storage.quotes).
+CREATE TABLE IF NOT EXISTS workspace_quotes (
+    quote_id      BIGINT PRIMARY KEY,
+    workspace_id  VARCHAR NOT NULL,
+    created_at    TIMESTAMPTZ NOT NULL,
+    updated_at    TIMESTAMPTZ NOT NULL,
+    created_by    VARCHAR,
+    quote_json    VARCHAR NOT NULL
+);

@@ -90,9 +90,11 @@ def uses_private_prices() -> bool:
 
 def catalog_key(usd_per_eur: float) -> tuple:
     """The cache key of anything computed from :func:`offers`: catalog file and version, FX rate, whether the
-    session's prices include private quotes, and the date (last: pages read the reference date from ``key[-1]``)."""
+    session's prices include private quotes, the workspace quotes it includes (ui.quotes.quotes_key), and the date (last: pages read the reference date from ``key[-1]``)."""
+    from ui.quotes import quotes_key
+
     store = get_store()
-    return (str(store.path), store.data_version, usd_per_eur, uses_private_prices(), dt.date.today())
+    return (str(store.path), store.data_version, usd_per_eur, uses_private_prices(), quotes_key(), dt.date.today())
 
 
 @st.cache_data(ttl=600, show_spinner=False)

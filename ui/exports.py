@@ -180,9 +180,11 @@ def _prices(scenario: Scenario) -> pd.DataFrame | None:
 
 
 def _catalog(scenario: Scenario) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from ui.catalog import offers, table
+    from ui.catalog import table
+    from ui.quotes import offers_with_quotes
 
-    return offers(None, scenario.display.usd_per_eur), table("gpu_specs")
+    # the workspace's quotes when the session includes them (issue #29.7): their rows are named "Quote from X, date"
+    return offers_with_quotes(scenario.display.usd_per_eur), table("gpu_specs")
 
 
 def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -492,14 +494,27 @@ def report_html(store: CatalogStore, scenario: Scenario, client: str = "", scena
 def pdf_report(store: CatalogStore, scenario: Scenario, progress: Callable[[float, str], None] | None = None,
                client: str = "", scenario_name: str = "") -> bytes:
     """Render :func:`report_html` to PDF with headless Chromium (a few seconds)."""
+    progress = progress or (lambda f, t: None)
+    _chromium()
+    progress(0.05, "Computing every page…")
+    page = report_html(store, scenario, client, scenario_name, progress)
+    progress(0.5, "Printing the report…")
+    data = html_to_pdf(page)
+    progress(1.0, "Done")
+    return data
+
+
+def _chromium() -> str:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         raise RuntimeError("The PDF report needs Debian's chromium (apt-get install chromium); the Excel workbook "
                            "works without it.")
-    progress = progress or (lambda f, t: None)
-    progress(0.05, "Computing every page…")
-    page = report_html(store, scenario, client, scenario_name, progress)
-    progress(0.5, "Printing the report…")
+    return chromium
+
+
+def html_to_pdf(page: str) -> bytes:
+    """Print an HTML page to PDF with headless Chromium (the report's path; also the provider questionnaire)."""
+    chromium = _chromium()
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "report.html", Path(tmp) / "report.pdf"
         src.write_text(page, encoding="utf-8")
@@ -507,5 +522,4 @@ def pdf_report(store: CatalogStore, scenario: Scenario, progress: Callable[[floa
         done = subprocess.run(cmd, capture_output=True, timeout=120)
         if not out.exists():
             raise RuntimeError(f"Chromium could not print the report: {done.stderr.decode()[-300:]}")
-        progress(1.0, "Done")
         return out.read_bytes()

@@ -39,8 +39,9 @@ from engine.scoring import (
 )
 from ui import offer_scope
 from ui import scoring_charts as charts
-from ui.catalog import catalog_key, offers
+from ui.catalog import catalog_key
 from ui.format import SYMBOL, money, plain
+from ui.quotes import offers_with_quotes
 from ui.scenario import DisplaySettings, ScoringSection, get_scenario, update_scenario
 
 N_SAMPLES = 1_000
@@ -174,7 +175,7 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
     _init_widgets(current, display)
     ss = st.session_state
     sym = SYMBOL[display.currency]
-    catalog = offers(None, display.usd_per_eur)
+    catalog = offers_with_quotes(display.usd_per_eur)
     with st.container(border=True):
         st.markdown("**Which offers compete** (like for like: only offers that can do the job are ranked)")
         scope = offer_scope.scope_widgets(SCOPE_KEY, current.scope, sorted(catalog["gpu_model"].dropna().unique()))
@@ -311,7 +312,7 @@ def _rank(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Scored
 
 
 def score(section: ScoringSection, usd_per_eur: float) -> Scored:
-    frame = offers(None, usd_per_eur)
+    frame = offers_with_quotes(usd_per_eur)  # the catalog plus the workspace's quotes (issue #29.7)
     return _rank(frame, catalog_key(usd_per_eur), section.model_dump_json())
 
 

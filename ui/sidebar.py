@@ -6,6 +6,7 @@ import streamlit as st
 
 from engine.money import DEFAULT_FX_AS_OF, DEFAULT_FX_SOURCE, DEFAULT_USD_PER_EUR
 from ui.private_prices import draw_toggle as draw_private_toggle
+from ui.quotes import draw_toggle as draw_quotes_toggle
 from ui.scenario import USD_PER_EUR_RANGE, DisplaySettings, get_scenario, update_scenario
 
 #: Larger type and tighter chrome for a projector (Streamlit's own classes are not stable; these target
@@ -65,6 +66,7 @@ def draw_sidebar() -> DisplaySettings:
         presenting = st.toggle("Presentation mode", key="_presentation",
                                help="Larger type and chart text (at least 18 px) for a projector.")
         draw_private_toggle()  # signed-in editors only (issue #28.2)
+        draw_quotes_toggle()  # only while a workspace with quotes is open (issue #29.7)
     if presenting:
         st.html(PRESENTATION_CSS)
     return get_scenario().display

@@ -124,6 +124,9 @@ def committed_label(row, display: DisplaySettings) -> str:
     term = int(row.term_months)
     years = f"{term // 12}-year" if term % 12 == 0 else f"{term}-month"
     upfront = "" if pd.isna(row.upfront_pct) else f", {row.upfront_pct:.0f} % upfront"
+    quote = getattr(row, "quote_label", None)
+    if isinstance(quote, str) and quote:  # a workspace quote (issue #29.7), named as such
+        return f"{quote}: {years} term{upfront}, {money(row.amount_eur_per_gpu_hour, display)}/GPU-h"
     return (f"{years} term{upfront}: {money(row.amount_eur_per_gpu_hour, display)}/GPU-h "
             f"(this offer's own price, {row.retrieved_at})")
 
@@ -353,7 +356,8 @@ def reserved_note(result: TcoResult, origin: str | None) -> str:
     if not inputs.has_reserved_price:
         return ("Reserved: **no committed price stated** for this offer, so renting reserved is not compared. "
                 "Pick one of the offer's own committed prices or type your quote.")
-    source = "your quote" if origin == "quote" else "the offer's own committed price"
+    source = {"quote": "your quote", "workspace-quote": "a quote recorded in this workspace"}.get(
+        origin or "", "the offer's own committed price")
     term = inputs.reserved_term_months
     text = f"Reserved: {source}, {term}-month term"
     paid = result.reserved_paid_months
@@ -414,7 +418,10 @@ def assumptions_frame(inputs: TcoInputs, section: TcoSection | None = None, *, a
             if a.name == "price_on_demand_eur_per_gpu_hour" and section.on_demand_offer_id:
                 source = f"catalog offer {section.on_demand_offer_id} (or your edit of its price)"
             elif a.name in ("price_reserved_eur_per_gpu_hour", "reserved_term_months"):
-                source = {"offer": f"committed price {section.reserved_price_id} of offer {section.on_demand_offer_id}",
+                offer = ("workspace " + section.reserved_price_id.replace(":", " #")  # issue #29.7
+                         if (section.reserved_price_id or "").startswith("quote:") else
+                         f"committed price {section.reserved_price_id} of offer {section.on_demand_offer_id}")
+                source = {"offer": offer,
                           "quote": "your quote (entered by the user)"}.get(section.reserved_origin or "", "not given")
             elif a.value != a.value:  # NaN: not given
                 source = "not given"

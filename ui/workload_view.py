@@ -37,8 +37,9 @@ from engine.workload.serving_stacks import SERVING_STACK_SPECS
 from engine.workload.stacks import TRAINING_STACK_SPECS
 from engine.workload.training import stack_utilisation
 from ui import offer_scope
-from ui.catalog import catalog_key, offers
+from ui.catalog import catalog_key
 from ui.format import SYMBOL, eur_columns_to_display, money, money_column, plain
+from ui.quotes import offers_with_quotes
 from ui.scenario import DisplaySettings, WorkloadSection, get_scenario, update_scenario
 
 CUSTOM = "custom"
@@ -387,7 +388,7 @@ def workload_inputs() -> WorkloadSection | None:
     with st.container(border=True):
         st.markdown("**Which offers may run it** (the client's requirements; the same filters as Scoring and "
                     "Placement)")
-        catalog = offers(None, get_scenario().display.usd_per_eur)
+        catalog = offers_with_quotes(get_scenario().display.usd_per_eur)
         residency = offer_scope.residency_widgets(
             SCOPE_KEY + "_res", current.residency,
             offer_scope.certification_options(catalog, current.residency.required_certifications))
@@ -573,7 +574,7 @@ def _fmt(value: object) -> str:
 
 def price_workload(section: WorkloadSection, usd_per_eur: float) -> Priced:
     """Price ``section`` on every catalog offer (cached per catalog version, exchange rate, day and input)."""
-    frame = offers(None, usd_per_eur)
+    frame = offers_with_quotes(usd_per_eur)  # the catalog plus the workspace's quotes (issue #29.7)
     return _price(frame, catalog_key(usd_per_eur), section.model_dump_json())
 
 
@@ -594,7 +595,7 @@ def _sweep(_frame: pd.DataFrame, catalog_key: tuple, section_json: str, offer_id
 
 def batch_sweep(section: WorkloadSection, usd_per_eur: float, offer_id: str) -> pd.DataFrame:
     """Throughput, latency and cost of the inference service on one offer at batch sizes 1 to 512."""
-    frame = offers(None, usd_per_eur)
+    frame = offers_with_quotes(usd_per_eur)
     return _sweep(frame, catalog_key(usd_per_eur), section.model_dump_json(), offer_id)
 
 

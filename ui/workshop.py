@@ -24,7 +24,7 @@ SCENARIO_NAME_KEY = "_scenario_name"  # name of the scenario last saved or loade
 #: Session keys that survive loading a scenario (everything else is widget state that pages rebuild
 #: from the scenario).
 _KEEP = {SCENARIO_KEY, "_auth_local_user", "_applied_link", "_presentation", WORKSPACE_KEY, SCENARIO_NAME_KEY,
-         "_voter", "_ws_own"}
+         "_voter", "_ws_own", "_include_quotes"}
 
 
 #: Limits on what a share link or an uploaded file may carry (issue #15): the decompressed scenario, the link
@@ -118,7 +118,9 @@ def migrate(data: dict) -> dict:
 
 def encode_link(scenario: Scenario) -> str:
     """Compact, URL-safe encoding: only non-default values, zlib-compressed, base64url, version prefix."""
-    payload = scenario.model_dump_json(exclude_defaults=True).encode()
+    from ui.quotes import for_sharing
+
+    payload = for_sharing(scenario).model_dump_json(exclude_defaults=True).encode()  # no quote leaves its workspace
     packed = base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
     return f"v{SCENARIO_VERSION}.{packed}"
 
@@ -228,8 +230,8 @@ def key_results(scenario: Scenario) -> dict[str, object]:
     """The headline numbers of every page for one scenario, keyed by :mod:`ui.labels` names (engine units:
     EUR, fractions), computed without drawing widgets. Format them with :func:`ui.labels.fmt`."""
     from engine.tco import evaluate_tco
-    from ui.catalog import offers
     from ui.placement_view import solve
+    from ui.quotes import offers_with_quotes
     from ui.scoring_view import monte_carlo, score
     from ui.tco_words import key_break_even
     from ui.workload_export import key_results as workload_key_results
@@ -248,7 +250,7 @@ def key_results(scenario: Scenario) -> dict[str, object]:
     out["tco_cheapest_option"] = tco.cheapest_option
     out["tco_payback_month"] = tco.break_even_month.get("owned_vs_on_demand", math.nan)
     out.update(workload_key_results(scenario))  # every computed mode, each in its own units
-    solved = solve(scenario.placement, offers(None, scenario.display.usd_per_eur), scenario.display.usd_per_eur)
+    solved = solve(scenario.placement, offers_with_quotes(scenario.display.usd_per_eur), scenario.display.usd_per_eur)
     if solved.plan is not None:
         out["placement_plan_eur_per_month"] = float(solved.plan.total_cost_eur_per_month)
         out["placement_committed_gpus"] = int(solved.plan.total_committed_gpus)

@@ -20,6 +20,7 @@ from ui.auth import current_editor, is_editor
 from ui.catalog import catalog_key
 from ui.format import plain
 from ui.private_prices import for_viewer
+from ui.quotes import for_sharing
 from ui.rate_limit import RateLimiter
 from ui.scenario import Scenario
 from ui.workshop import (
@@ -182,7 +183,7 @@ def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | No
                 st.success(f"Saved as scenario #{len(store.list_scenarios(workspace))} of this workspace.")
             except CatalogError as exc:
                 st.error(str(exc))
-        st.download_button("Download as JSON", to_json(scenario), file_name="scenario.json", mime="application/json",
+        st.download_button("Download as JSON", to_json(for_sharing(scenario)), file_name="scenario.json", mime="application/json",
                            key="ws_download")
         st.markdown("**Share link** (opens this exact view for anyone with the app; it carries no workspace)")
         st.code(share_url(scenario), language=None, wrap_lines=True)
@@ -346,7 +347,9 @@ def compare(store: CatalogStore, workspace: str | None, display) -> None:
 def fingerprint(store: CatalogStore, scenario: Scenario, client: str, name: str) -> str:
     """What an export depends on: the scenario, the catalog version, the header. A different value means a
     file built earlier is outdated."""
-    text = "|".join([to_json(scenario), str(store.path), str(store.data_version), client, name])
+    from ui.quotes import quotes_key
+
+    text = "|".join([to_json(scenario), str(store.path), str(store.data_version), client, name, quotes_key()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -40,6 +40,7 @@ from catalog.storage.common import (
 )
 from catalog.storage.ducksql import _arrow, _column_types, _fetch_rows, _registered
 from catalog.storage.queries import Queries
+from catalog.storage.quotes import QuoteVerbs
 from catalog.storage.workshop import Workshop
 
 #: Older schema versions a writable open upgrades in place (see :meth:`CatalogStore._migrate`).
@@ -118,7 +119,7 @@ _LOG_TYPES = {"change_set_id": "BIGINT", "seq": "INTEGER", "table_name": "VARCHA
               "action": "VARCHAR", "before_json": "VARCHAR", "after_json": "VARCHAR"}
 
 
-class CatalogStore(ChangeVerbs, Queries, Workshop):
+class CatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
     """An open catalog. Thread-safe for reads: every call takes its own cursor."""
 
     _constraint_errors = (duckdb.ConstraintException,)
@@ -356,7 +357,8 @@ class CatalogStore(ChangeVerbs, Queries, Workshop):
         nothing existing is touched). A read-only file is left as it is; reads of a missing table then
         return no rows (:meth:`_has_table`)."""
         if self.read_only or all(self._has_table(t) for t in ("provider_facts", "region_countries",
-                                                               "certification_scopes", "group_sessions")):
+                                                               "certification_scopes", "group_sessions",
+                                                               "workspace_quotes")):
             return
         with _WRITE_LOCK:
             self._con.execute(SCHEMA_SQL.read_text())

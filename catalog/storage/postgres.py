@@ -49,6 +49,7 @@ from catalog.storage.common import (
 )
 from catalog.storage.ducksql import _column_types
 from catalog.storage.queries import Queries
+from catalog.storage.quotes import QuoteVerbs
 from catalog.storage.workshop import Workshop
 
 #: Key of the advisory lock every writer holds (any constant; "GPUC" in ASCII).
@@ -74,6 +75,9 @@ def pg_schema_sql() -> str:
         raise AssertionError(f"schema.sql has {n} isfinite() checks; pg_schema_sql expects 1")
     return sql
 
+
+#: Tables added to ``schema.sql`` without a schema version (workshop data only, never read by catalog queries).
+ADDITIVE_TABLES_SQL = "\n".join(re.findall(r"CREATE TABLE IF NOT EXISTS workspace_quotes \(.*?\n\);", pg_schema_sql(), re.S))
 
 #: Versioned migrations of a PostgreSQL catalog: version -> (what it does, SQL). Version 3 is the first schema
 #: this backend knows (the DuckDB file's versions 1-2 predate it); a later version adds its step here, applied
@@ -227,7 +231,7 @@ def build_postgres_catalog(url: str, seed_dir: Path = SEED_DIR) -> str:
     return url
 
 
-class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
+class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
     """A catalog in a PostgreSQL database, shared by every replica. Thread-safe like :class:`CatalogStore`."""
 
     def __init__(self, url: str, *, read_only: bool = False):
@@ -309,12 +313,20 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop):
         if found < SCHEMA_VERSION and not self.read_only and all(v in PG_MIGRATIONS
                                                                  for v in range(found + 1, SCHEMA_VERSION + 1)):
             self._migrate(conn, found)
+            self._add_missing_tables(conn)
             return
         if found != SCHEMA_VERSION:
             raise SchemaVersionError(
                 f"The catalog database has catalog schema version {found}; this app reads version {SCHEMA_VERSION}. "
                 "Nothing was changed. Fix: run the app version that wrote it, or point GPU_ADVISOR_DATABASE_URL at "
                 "another database.")
+        self._add_missing_tables(conn)
+
+    def _add_missing_tables(self, conn: Any) -> None:
+        """Workshop tables added without a schema version (only ``CREATE TABLE IF NOT EXISTS``, additive): a database
+        built before them gets them on its first writable open, as the DuckDB file does."""
+        if not self.read_only:
+            conn.execute(ADDITIVE_TABLES_SQL)
 
     def _migrate(self, conn: Any, found: int) -> None:
         """Apply :data:`PG_MIGRATIONS` after ``found`` in order, each step and its version bump atomically."""
