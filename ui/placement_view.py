@@ -64,6 +64,10 @@ FACTORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4)  # on-demand price multi
 K_EXAMPLE, K_GRID, K_BASE = "_pl_example", "_pl_portfolio", "_pl_portfolio_base"
 K_TERM, K_DISCOUNT, K_CAP, K_CAP_BASE = "_pl_term", "_pl_other_discount_pct", "_pl_capacity", "_pl_capacity_base"
 K_SCOPE = "_pl_scope"
+K_STALE = "_pl_commit_stale"
+STALE_HELP = ("Off (default): no commitment is placed on an offer whose price is older than the catalog's staleness "
+              "limit or whose fabric or memory is not stated; such offers are still used pay-as-you-go. On: you accept "
+              "that risk, as with price outliers.")
 #: Prices a venue uses; a flagged outlier among them is dropped unless the user opts in.
 VENUE_PRICE_COLUMNS = ("on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour")
 
@@ -235,7 +239,10 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
             residency = offer_scope.residency_widgets(
                 K_SCOPE + "_res", section.residency,
                 offer_scope.certification_options(catalog, section.residency.required_certifications))
-            include_outliers = offer_scope.outlier_toggle(K_SCOPE, section.scope.include_price_outliers)
+            a_, b_ = st.columns(2)
+            include_outliers = offer_scope.outlier_toggle(K_SCOPE, section.scope.include_price_outliers, a_)
+            ss.setdefault(K_STALE, section.commit_on_stale_or_unknown)
+            b_.toggle("Commit on stale or unstated offers", key=K_STALE, help=STALE_HELP)
         with st.expander("Venue settings: commitment term, assumed discounts, capacity", icon=":material/tune:"):
             st.markdown(reserved_note(catalog))
             a, b = st.columns(2)
@@ -266,7 +273,8 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
         new = PlacementSection(example=section.example, workloads=stored, commitment_term_years=TERMS[ss[K_TERM]],
                                other_provider_discount_fraction=discount, capacity_gpus=capacity,
                                scope=section.scope.model_copy(update={"include_price_outliers": include_outliers}),
-                               residency=residency)
+                               residency=residency, commit_on_stale_or_unknown=bool(ss[K_STALE]),
+                               horizon_months=section.horizon_months, own_cluster=section.own_cluster)
     except ValidationError as exc:
         return section, [f"**Settings**: {_message(e['msg'])}" for e in exc.errors()]
     if new != section:
@@ -326,34 +334,42 @@ def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, sett
                       np.asarray(FACTORS), pd.DataFrame(), 0, too_large=True)
 
 
+def build_venues(frame: pd.DataFrame, s: PlacementSection):
+    """The venue rows as engine venues under the page's settings (capacity caps, commitment term, assumed
+    discount, the stale/unstated opt-in); marketplace hosts sell no commitment, so their missing reserved rate
+    is never estimated from a discount."""
+    market = frame.loc[is_marketplace(frame), "offer_id"].tolist()
+    return venues_from_offers(frame, capacity_gpus=s.capacity_gpus, commitment_term_years=s.commitment_term_years,
+                              other_provider_discount_fraction=s.other_provider_discount_fraction,
+                              no_estimate_offer_ids=market, commit_on_stale_or_unknown=s.commit_on_stale_or_unknown)
+
+
 def _solve_all(_catalog: pd.DataFrame, workloads: tuple[Workload, ...], s: PlacementSection) -> Solved:
     frame, n_out, n_outliers = venue_frame(_catalog, s.scope, s.residency)
     # Marketplace hosts sell no commitment: their missing reserved rate is never estimated from a discount.
-    market = frame.loc[is_marketplace(frame), "offer_id"].tolist()
-    venues = venues_from_offers(frame, capacity_gpus=s.capacity_gpus, commitment_term_years=s.commitment_term_years,
-                                other_provider_discount_fraction=s.other_provider_discount_fraction,
-                                no_estimate_offer_ids=market)
+    venues = build_venues(frame, s)
     week = demand_profiles_gpus(workloads)[:, :HOURS_PER_WEEK]
     n_est = int(venues.reserved_is_estimated.sum())
     source = {v: src for v, src in zip(venues.venue_id.tolist(), venues.reserved_estimate_source.tolist(),
                                        strict=True) if src}
     empty = pd.DataFrame(columns=["factor", "plan", "all_on_demand", "dedicated", "committed_gpus"])
     try:
-        plan = place_portfolio(workloads, venues)
+        plan = place_portfolio(workloads, venues, horizon_months=s.horizon_months)
     except PlacementInfeasibleError as exc:
         return Solved(workloads, None, exc.problems, None, None, None, week, np.asarray(FACTORS), empty, n_est, frame,
                       n_out, n_outliers, source)
-    on_demand = baseline_all_on_demand(workloads, venues)
+    on_demand = baseline_all_on_demand(workloads, venues, horizon_months=s.horizon_months)
     dedicated, dedicated_problem = None, None
     try:
-        dedicated = baseline_dedicated_for_peak(workloads, venues)
+        dedicated = baseline_dedicated_for_peak(workloads, venues, horizon_months=s.horizon_months)
     except PlacementInfeasibleError as exc:
         dedicated_problem = "; ".join(exc.problems)
-    sens = sensitivity_to_on_demand_price(workloads, venues, FACTORS)
+    sens = sensitivity_to_on_demand_price(workloads, venues, FACTORS, horizon_months=s.horizon_months)
     peak = []
     for f in FACTORS:
         try:
-            peak.append(baseline_dedicated_for_peak(workloads, venues.with_on_demand_factor(f)).total_cost_eur_per_month)
+            peak.append(baseline_dedicated_for_peak(workloads, venues.with_on_demand_factor(f),
+                                                    horizon_months=s.horizon_months).total_cost_eur_per_month)
         except PlacementInfeasibleError:
             peak.append(math.nan)
     sens_frame = pd.DataFrame({"factor": sens.factors, "plan": sens.total_cost_eur_per_month,
@@ -366,7 +382,7 @@ def _solve_all(_catalog: pd.DataFrame, workloads: tuple[Workload, ...], s: Place
 def solve(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) -> Solved:
     key = catalog_key(usd_per_eur)  # carries the viewer's role: ``catalog`` holds private quotes for editors only
     workloads = PlacementSection(workloads=list(portfolio(section))).model_dump_json(include={"workloads"})
-    settings = section.model_dump_json(exclude={"workloads", "example"})
+    settings = section.model_dump_json(exclude={"workloads", "example", "own_cluster"})
     return _solve(catalog, key, workloads, settings)
 
 
