@@ -212,7 +212,7 @@ def _notes(key: str, own: OwnCluster | None, vs: Venues | None, mask: np.ndarray
                 + ("; the client is the EU parent" if own.is_eu_client else "")]
     if vs is None or mask is None:
         return []
-    notes = _capacity_note(vs, mask & np.isfinite(vs.commit_rate_eur_per_gpu_hour))
+    notes = _capacity_note(vs, mask & np.isfinite(vs.commit_rate_eur_per_gpu_hour) & vs.is_committable)
     if key == "reserved_plus_burst" and np.any(mask & vs.reserved_is_estimated):
         notes.append("some reserved rates are estimated from a discount, not published")
     blocked = int(np.sum(mask & np.isfinite(vs.commit_rate_eur_per_gpu_hour) & ~vs.is_committable))
