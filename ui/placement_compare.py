@@ -20,6 +20,7 @@ from engine.placement import (
     MAX_HORIZON_MONTHS,
     OWN_VENUE_ID,
     OwnCluster,
+    PlacementInfeasibleError,
     PlacementTooLargeError,
     StrategyComparison,
     Workload,
@@ -31,7 +32,8 @@ from ui.catalog import catalog_key
 from ui.charts import style
 from ui.format import SYMBOL, money, plain
 from ui.placement_charts import WORKLOAD_COLOURS, _money
-from ui.placement_view import build_venues, portfolio, venue_frame, venue_labels
+from ui.placement_venues import build_venues, with_priced_offers, workload_page_priced
+from ui.placement_view import portfolio, venue_frame, venue_labels
 from ui.scenario import DisplaySettings, OwnClusterSettings, PlacementSection, get_scenario, update_scenario
 
 K = "_plc"  # widget key prefix of this section
@@ -88,16 +90,17 @@ def inputs(catalog: pd.DataFrame, section: PlacementSection) -> PlacementSection
 
 
 @st.cache_data(ttl=600, max_entries=32, show_spinner="Comparing the four strategies…")
-def _compare(_catalog: pd.DataFrame, key: tuple, workloads_json: str, settings_json: str,
-             tco_json: str) -> StrategyComparison | str:
-    workloads: list[Workload] = PlacementSection.model_validate_json(workloads_json).workloads
+def _compare(_catalog: pd.DataFrame, key: tuple, workloads_json: str, settings_json: str, tco_json: str,
+             priced: tuple[str, tuple[str, ...]] | None = None) -> StrategyComparison | str:
+    workloads: tuple[Workload, ...] = with_priced_offers(
+        PlacementSection.model_validate_json(workloads_json).workloads, priced)
     s = PlacementSection.model_validate_json(settings_json)
     frame, _, _ = venue_frame(_catalog, s.scope, s.residency)
     try:
         return compare_strategies(workloads, build_venues(frame, s),
                                   own_cluster(s.own_cluster, TcoInputs.model_validate_json(tco_json)),
                                   horizon_months=s.horizon_months)
-    except PlacementTooLargeError as exc:
+    except (PlacementTooLargeError, PlacementInfeasibleError) as exc:
         return str(exc)
 
 
@@ -106,7 +109,7 @@ def compare(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float
     workloads = PlacementSection(workloads=list(portfolio(section))).model_dump_json(include={"workloads"})
     settings = section.model_dump_json(exclude={"workloads", "example"})
     return _compare(catalog, catalog_key(usd_per_eur), workloads, settings,
-                    get_scenario().tco.inputs.model_dump_json())
+                    get_scenario().tco.inputs.model_dump_json(), workload_page_priced(section, usd_per_eur))
 
 
 def table(c: StrategyComparison, display: DisplaySettings) -> pd.DataFrame:

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from engine.adapters import is_marketplace, venues_from_offers
+from engine.adapters import is_marketplace
 from engine.money import from_eur
 from engine.outliers import flag_column
 from engine.placement import (
@@ -42,6 +42,7 @@ from ui import offer_scope
 from ui.catalog import catalog_key
 from ui.format import SYMBOL, money, plain
 from ui.placement_examples import EXAMPLES
+from ui.placement_venues import build_venues, with_priced_offers, workload_page_priced
 from ui.scenario import (
     MAX_OTHER_DISCOUNT_PCT,
     MAX_VENUE_CAPACITY_GPUS,
@@ -65,6 +66,10 @@ K_EXAMPLE, K_GRID, K_BASE = "_pl_example", "_pl_portfolio", "_pl_portfolio_base"
 K_TERM, K_DISCOUNT, K_CAP, K_CAP_BASE = "_pl_term", "_pl_other_discount_pct", "_pl_capacity", "_pl_capacity_base"
 K_SCOPE = "_pl_scope"
 K_STALE = "_pl_commit_stale"
+K_MATCH = "_pl_match_workload"
+MATCH_HELP = ("On: workloads of the Workload page's kind (its training job or its inference service) are "
+              "placed only on offers that page's engine can price for that job (memory, GPUs per node, fabric "
+              "stated). Off (default): any offer of the right GPU class.")
 STALE_HELP = ("Off (default): no commitment is placed on an offer whose price is older than the catalog's staleness "
               "limit or whose fabric or memory is not stated; such offers are still used pay-as-you-go. On: you accept "
               "that risk, as with price outliers.")
@@ -243,6 +248,8 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
             include_outliers = offer_scope.outlier_toggle(K_SCOPE, section.scope.include_price_outliers, a_)
             ss.setdefault(K_STALE, section.commit_on_stale_or_unknown)
             b_.toggle("Commit on stale or unstated offers", key=K_STALE, help=STALE_HELP)
+            ss.setdefault(K_MATCH, section.match_workload_page)
+            a_.toggle("Only offers the Workload page can price", key=K_MATCH, help=MATCH_HELP)
         with st.expander("Venue settings: commitment term, assumed discounts, capacity", icon=":material/tune:"):
             st.markdown(reserved_note(catalog))
             a, b = st.columns(2)
@@ -274,6 +281,7 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
                                other_provider_discount_fraction=discount, capacity_gpus=capacity,
                                scope=section.scope.model_copy(update={"include_price_outliers": include_outliers}),
                                residency=residency, commit_on_stale_or_unknown=bool(ss[K_STALE]),
+                               match_workload_page=bool(ss[K_MATCH]),
                                horizon_months=section.horizon_months, own_cluster=section.own_cluster)
     except ValidationError as exc:
         return section, [f"**Settings**: {_message(e['msg'])}" for e in exc.errors()]
@@ -325,23 +333,14 @@ def venue_frame(catalog: pd.DataFrame, scope: OfferScope, residency) -> tuple[pd
 
 
 @st.cache_data(ttl=600, max_entries=64, show_spinner="Placing the portfolio…")
-def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, settings_json: str) -> Solved:
-    workloads = tuple(PlacementSection.model_validate_json(workloads_json).workloads)
+def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, settings_json: str,
+           priced: tuple[str, tuple[str, ...]] | None = None) -> Solved:
+    workloads = with_priced_offers(PlacementSection.model_validate_json(workloads_json).workloads, priced)
     try:
         return _solve_all(_catalog, workloads, PlacementSection.model_validate_json(settings_json))
     except PlacementTooLargeError as exc:  # the engine's work budget, checked before it builds anything
         return Solved(workloads, None, (str(exc),), None, None, None, np.zeros((len(workloads), HOURS_PER_WEEK)),
                       np.asarray(FACTORS), pd.DataFrame(), 0, too_large=True)
-
-
-def build_venues(frame: pd.DataFrame, s: PlacementSection):
-    """The venue rows as engine venues under the page's settings (capacity caps, commitment term, assumed
-    discount, the stale/unstated opt-in); marketplace hosts sell no commitment, so their missing reserved rate
-    is never estimated from a discount."""
-    market = frame.loc[is_marketplace(frame), "offer_id"].tolist()
-    return venues_from_offers(frame, capacity_gpus=s.capacity_gpus, commitment_term_years=s.commitment_term_years,
-                              other_provider_discount_fraction=s.other_provider_discount_fraction,
-                              no_estimate_offer_ids=market, commit_on_stale_or_unknown=s.commit_on_stale_or_unknown)
 
 
 def _solve_all(_catalog: pd.DataFrame, workloads: tuple[Workload, ...], s: PlacementSection) -> Solved:
@@ -383,7 +382,7 @@ def solve(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) 
     key = catalog_key(usd_per_eur)  # carries the viewer's role: ``catalog`` holds private quotes for editors only
     workloads = PlacementSection(workloads=list(portfolio(section))).model_dump_json(include={"workloads"})
     settings = section.model_dump_json(exclude={"workloads", "example", "own_cluster"})
-    return _solve(catalog, key, workloads, settings)
+    return _solve(catalog, key, workloads, settings, workload_page_priced(section, usd_per_eur))
 
 
 # --------------------------------------------------------------------------------------------------

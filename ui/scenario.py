@@ -296,6 +296,8 @@ class PlacementSection(BaseModel):
     # Plan horizon (lead times are counted in it) and the opt-in to commit on stale or unstated offers (#29).
     horizon_months: int = Field(36, ge=1, le=MAX_HORIZON_MONTHS)
     commit_on_stale_or_unknown: bool = False
+    # Workloads of the Workload page's kind (training / inference) use only offers its engine can price (#29.5).
+    match_workload_page: bool = False
     own_cluster: OwnClusterSettings = OwnClusterSettings()
     # Portfolio-wide venue rules (ui.offer_scope), on top of each workload's own: the client brief's residency
     # (default: EU/EEA data centres). GPU class and memory are per workload.

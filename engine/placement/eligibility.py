@@ -50,6 +50,7 @@ def _requirement_label(w: Workload, key: str) -> str:
         "infiniband": "InfiniBand",
         "nvlink": "NVLink",
         "gpu_model": f"GPU model {w.gpu_model}",
+        "priced": "priced by the Workload engine for its job",
     }[key]
 
 
@@ -65,6 +66,10 @@ def _eligibility(workloads: Sequence[Workload], venues: Venues, spot_overhead_fr
     venue_model = np.asarray([m.strip().lower() for m in venues.gpu_model], dtype=object)
     with np.errstate(invalid="ignore"):
         mem_ok = venues.memory_gb[None, :] >= mem[:, None]
+    restricted = np.asarray([w.allowed_venue_ids is not None for w in workloads], dtype=bool)
+    ids = venues.venue_id.tolist()
+    priced = np.asarray([[v in w.allowed_venue_ids for v in ids] if w.allowed_venue_ids is not None
+                         else [True] * len(ids) for w in workloads], dtype=bool).reshape(len(workloads), n_v)
     checks = (
         ("eu_datacenter", stay_eu, ~stay_eu[:, None] | venues.is_eu_datacenter[None, :]),
         ("eu_jurisdiction", eu_juris, ~eu_juris[:, None] | (venues.jurisdiction == "EU")[None, :]),
@@ -72,6 +77,7 @@ def _eligibility(workloads: Sequence[Workload], venues: Venues, spot_overhead_fr
         ("infiniband", ib, ~ib[:, None] | venues.has_infiniband[None, :]),
         ("nvlink", nvl, ~nvl[:, None] | venues.has_nvlink[None, :]),
         ("gpu_model", model != "", (model[:, None] == "") | (model[:, None] == venue_model[None, :])),
+        ("priced", restricted, priced),
     )
     meets = np.ones((len(workloads), n_v), dtype=bool)
     for _, _, passes in checks:

@@ -347,3 +347,21 @@ def test_a_strategy_without_venues_is_reported_not_silently_dropped():
     assert "no managed dedicated offer" in c.result("dedicated_plus_burst").problems[0]
     assert c.recommended in ("all_on_demand", "reserved_plus_burst")
     assert any("Managed dedicated + burst not possible" in r for r in c.reasons)
+
+
+# --------------------------------------------------------------------------------------------------
+# Item 5: only venues the Workload engine can price for the workload
+# --------------------------------------------------------------------------------------------------
+
+
+def test_a_workload_restricted_to_priced_offers_never_uses_another():
+    records = [{"venue_id": "cheap-unpriceable", "on_demand_eur_per_gpu_hour": 1.0},
+               {"venue_id": "priced", "on_demand_eur_per_gpu_hour": 3.0}]
+    free = Workload(name="serving", kind="inference", mean_gpus=2, peak_gpus=2)
+    bound = free.model_copy(update={"allowed_venue_ids": frozenset({"priced"})})
+    v = Venues.from_records(records)
+    assert place_portfolio([free], v, hours=HOURS).placements[0].burst_venue_id == "cheap-unpriceable"
+    assert place_portfolio([bound], v, hours=HOURS).placements[0].burst_venue_id == "priced"
+    nowhere = free.model_copy(update={"allowed_venue_ids": frozenset()})
+    with pytest.raises(PlacementInfeasibleError, match="priced by the Workload engine"):
+        place_portfolio([nowhere], v, hours=HOURS)
