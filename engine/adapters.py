@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from engine import network
-from engine.adapters_placement import venues_from_offers  # re-export: one import path for callers
+from engine.adapters_placement import (  # venues_from_offers re-exported: one import path for callers
+    NOT_COMMITTABLE_NOTE,
+    is_commitment_basis,
+    uncommittable_reasons,
+    venues_from_offers,
+)
 from engine.assumptions import is_missing
 from engine.outliers import PRICE_TYPES, _reason, flag_column, flag_outliers, reason_column
 from engine.scoring.matrix import (
@@ -189,6 +194,7 @@ def build_decision_matrix(
             if _bool_or_none(r.get(flag_key)):
                 outlier[i] = True
                 outlier_reason[i] = "; ".join(t for t in (outlier_reason[i], str(r.get(reason_key) or "")) if t)
+    _flag_uncommittable(records, _PRICE_COLUMNS[basis], outlier, outlier_reason)
 
     inter_node = col("inter_node")
     fabric_none = np.array([(not is_missing(v)) and str(v) == "none" for v in inter_node], dtype=bool)
@@ -478,7 +484,21 @@ def outlier_in(offers: pd.DataFrame, price_columns: Sequence[str]) -> tuple[np.n
         texts = offers[rc].tolist()
         for i in np.flatnonzero(f):
             reasons[i].append(str(texts[i]))
-    return flagged, ["; ".join(r) if r else None for r in reasons]
+    joined: list[str | None] = ["; ".join(r) if r else None for r in reasons]
+    _flag_uncommittable(offers, price_columns, flagged, joined)
+    return flagged, joined
+
+
+def _flag_uncommittable(offers: Any, price_columns: Sequence[str], flagged: np.ndarray,
+                        reasons: list[str | None]) -> None:
+    """On a basis of committed prices only (Scoring, Workload: issue #29.4), a row with a stale price or unstated
+    fabric/memory is flagged like a price outlier, so it is left out unless the user opts in to outliers."""
+    if not is_commitment_basis(price_columns):
+        return
+    for i, why in enumerate(uncommittable_reasons(offers)):
+        if why:
+            flagged[i] = True
+            reasons[i] = "; ".join(t for t in (reasons[i], NOT_COMMITTABLE_NOTE.format(why=why)) if t)
 
 
 # ---------------------------------------------------------------------------------------------------

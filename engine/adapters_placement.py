@@ -23,7 +23,8 @@ from engine.assumptions import is_missing
 from engine.placement.defaults import EPOCH_COMMITMENT_DISCOUNT_FRACTION
 from engine.placement.venues import Venues
 
-__all__ = ["venues_from_offers", "uncommittable_reasons"]
+__all__ = ["venues_from_offers", "uncommittable_reasons", "is_commitment_basis", "MULTI_YEAR_PRICE_COLUMNS",
+           "NOT_COMMITTABLE_NOTE"]
 
 
 def _col(offers: Any, name: str, default: Any = None) -> list[Any]:
@@ -36,31 +37,41 @@ def _num(offers: Any, name: str) -> np.ndarray:
     return np.asarray([np.nan if v is None else float(v) for v in _col(offers, name)], dtype=float)
 
 
+#: Price columns of a multi-year (or any-term) commitment: a basis made only of these is a commitment.
+MULTI_YEAR_PRICE_COLUMNS = ("reserved_eur_per_gpu_hour", "reserved_3y_eur_per_gpu_hour")
+#: Why such a price is left out, appended to the row's reasons (the opt-in is the price-outlier one).
+NOT_COMMITTABLE_NOTE = "no multi-year commitment on an offer with a {why} (opt in with 'Use price outliers')"
+
+
 def uncommittable_reasons(offers: Any) -> list[str]:
     """Per offer row, why a commitment there is not offered by default (``""`` = none): the price is stale
     (the catalog's ``is_stale``: older than its staleness limit) or the fabric between nodes or the memory
-    is not stated. Quote rows are judged the same way.
+    is not stated. Quote rows are judged the same way. ``offers``: a frame or a list of dicts.
 
     Examples
     --------
-    >>> class Frame(dict):
-    ...     columns = property(lambda self: list(self))
-    ...     def __len__(self): return len(self["offer_id"])
-    >>> class Col(list):
-    ...     def tolist(self): return list(self)
-    >>> f = Frame(offer_id=Col(["a", "b", "c"]), is_stale=Col([False, True, False]),
-    ...           inter_node=Col(["InfiniBand-NDR", "Ethernet", None]), memory_gb=Col([80.0, 80.0, 80.0]))
-    >>> uncommittable_reasons(f)
+    >>> uncommittable_reasons([{"is_stale": False, "inter_node": "InfiniBand-NDR", "memory_gb": 80.0},
+    ...                        {"is_stale": True, "inter_node": "Ethernet", "memory_gb": 80.0},
+    ...                        {"is_stale": False, "inter_node": None, "memory_gb": 80.0}])
     ['', 'stale price', 'fabric not stated']
     """
-    stale = [v is not None and bool(v) for v in _col(offers, "is_stale")]
-    fabric = [v is None or str(v).strip().lower() in ("", "unknown", "not stated") for v in _col(offers, "inter_node")]
-    memory = [v is None for v in _col(offers, "memory_gb")]
+    to_dict = getattr(offers, "to_dict", None)
+    records = list(to_dict("records")) if callable(to_dict) else list(offers)
     out = []
-    for s, f, m in zip(stale, fabric, memory, strict=True):
-        why = [w for w, bad in (("stale price", s), ("fabric not stated", f), ("memory not stated", m)) if bad]
-        out.append(", ".join(why))
+    for r in records:
+        stale, fabric, memory = r.get("is_stale"), r.get("inter_node"), r.get("memory_gb")
+        checks = (("stale price", not is_missing(stale) and bool(stale)),
+                  ("fabric not stated", is_missing(fabric) or str(fabric).strip().lower() in ("", "unknown",
+                                                                                             "not stated")),
+                  ("memory not stated", is_missing(memory)))
+        out.append(", ".join(w for w, bad in checks if bad))
     return out
+
+
+def is_commitment_basis(price_columns: Any) -> bool:
+    """Whether a page's price basis is made only of multi-year (or any-term) committed prices."""
+    cols = tuple(price_columns)
+    return bool(cols) and all(c in MULTI_YEAR_PRICE_COLUMNS for c in cols)
 
 
 def venues_from_offers(

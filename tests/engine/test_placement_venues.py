@@ -365,3 +365,19 @@ def test_a_workload_restricted_to_priced_offers_never_uses_another():
     nowhere = free.model_copy(update={"allowed_venue_ids": frozenset()})
     with pytest.raises(PlacementInfeasibleError, match="priced by the Workload engine"):
         place_portfolio([nowhere], v, hours=HOURS)
+
+
+def test_scoring_and_workload_leave_out_a_multi_year_price_on_a_stale_or_unstated_offer():
+    """Item 4 on Scoring (decision matrix) and Workload (outlier_in): on a committed-price basis such rows are
+    flagged like price outliers (left out unless the user opts in); on demand they are not."""
+    from engine.adapters import build_decision_matrix, outlier_in
+
+    frame = _frame().assign(reserved_3y_eur_per_gpu_hour=[None, 1.0, 1.1, 2.5])
+    m = build_decision_matrix(frame, price_basis="reserved_3y")
+    assert m.attributes["price_is_outlier"].tolist() == [False, True, True, False]
+    assert "stale price" in m.attributes["price_outlier_reason"][1]
+    assert "Use price outliers" in m.attributes["price_outlier_reason"][2]
+    assert not build_decision_matrix(frame, price_basis="on_demand").attributes["price_is_outlier"].any()
+    flagged, why = outlier_in(frame, ["reserved_eur_per_gpu_hour"])
+    assert flagged.tolist() == [False, True, True, False] and "fabric not stated" in why[2]
+    assert not outlier_in(frame, ["on_demand_eur_per_gpu_hour", "reserved_eur_per_gpu_hour"])[0].any()
