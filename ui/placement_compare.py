@@ -121,7 +121,7 @@ def table(c: StrategyComparison, display: DisplaySettings) -> pd.DataFrame:
             "Strategy": ("★ " if r.key == c.recommended else "") + r.label,
             f"Cost over {c.horizon_months} months": money(cost, display, 0) if math.isfinite(cost) else "not possible",
             "Per month": money(cost / c.horizon_months, display, 0) if math.isfinite(cost) else "—",
-            "Committed GPUs": r.committed_gpus if r.plan is not None else None,
+            "Committed GPUs": str(r.committed_gpus) if r.plan is not None else "—",
             "Residency": r.residency, "Lead time": r.lead_time,
             "Assumes": "; ".join(r.assumptions) or "—",
             "Why not": "; ".join(r.problems) if not r.feasible else "",

@@ -43,3 +43,22 @@ def with_priced_offers(workloads, priced: tuple[str, tuple[str, ...]] | None) ->
     kind = WorkloadKind.TRAINING if mode == "training" else WorkloadKind.INFERENCE
     allowed = frozenset(ids)
     return tuple(w.model_copy(update={"allowed_venue_ids": allowed}) if w.kind == kind else w for w in workloads)
+
+
+def venue_facts(catalog: pd.DataFrame, offer_id: str | None, caps: dict[str, float]) -> str:
+    """'dedicated · 16 GPUs · 45 days lead time' for a committed venue; 'not stated' for what nobody states."""
+    if offer_id is None or offer_id not in set(catalog["offer_id"]):
+        return "—"
+    row = catalog.set_index("offer_id").loc[offer_id]
+    ded = row.get("is_dedicated")
+    known = ded is not None and not (not isinstance(ded, str) and pd.isna(ded))
+    tenancy = "dedicated: not stated" if not known else "dedicated" if bool(ded) else "shared"
+    stated = row.get("capacity_gpus")
+    stated = None if stated is None or pd.isna(stated) else float(stated)
+    given = [v for v in (stated, caps.get(offer_id)) if v is not None]
+    cap = min(given) if given else None
+    capacity = "capacity not stated (unlimited assumed)" if cap is None else f"{cap:g} GPUs" + (
+        " (your cap)" if offer_id in caps and (stated is None or caps[offer_id] < stated) else "")
+    lead = row.get("lead_time_days")
+    lead_text = "lead time not stated" if lead is None or pd.isna(lead) else f"{float(lead):g} days lead time"
+    return f"{tenancy} · {capacity} · {lead_text}"

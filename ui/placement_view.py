@@ -42,7 +42,7 @@ from ui import offer_scope
 from ui.catalog import catalog_key
 from ui.format import SYMBOL, money, plain
 from ui.placement_examples import EXAMPLES
-from ui.placement_venues import build_venues, with_priced_offers, workload_page_priced
+from ui.placement_venues import build_venues, venue_facts, with_priced_offers, workload_page_priced
 from ui.scenario import (
     MAX_OTHER_DISCOUNT_PCT,
     MAX_VENUE_CAPACITY_GPUS,
@@ -423,6 +423,7 @@ def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) 
             f"{labels.get(pl.burst_venue_id, pl.burst_venue_id)} · {(pl.burst_price_type or '').replace('_', '-')}")
         rows.append({
             "Workload": pl.workload, "Committed GPUs": pl.committed_gpus, "Committed at": commit,
+            "Venue facts": venue_facts(catalog, pl.committed_venue_id, get_scenario().placement.capacity_gpus),
             "Commit rate": pl.committed_rate_eur_per_gpu_hour, "Burst at": burst,
             "Burst GPU-h/month": pl.burst_gpu_hours_per_month, "Monthly cost": pl.cost_eur_per_month,
             "Committed use": pl.committed_utilisation_fraction,
@@ -440,6 +441,9 @@ def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) 
         "Workload": st.column_config.TextColumn("Workload", width=150),
         "Committed GPUs": nc("Committed GPUs", width=115, help="GPUs paid every hour of the term."),
         "Committed at": st.column_config.TextColumn("Committed at", width=175),
+        "Venue facts": st.column_config.TextColumn("Venue facts", width=170, help="Of the committed venue: dedicated "
+                                                   "(single-tenant) or shared, capacity and lead time; 'not stated' "
+                                                   "where no source or quote says."),
         "Commit rate": nc(f"Commit rate ({sym}/GPU-h)", format=f"{sym}%.2f", width=145),
         "Burst at": st.column_config.TextColumn("Burst at", width=175),
         "Burst GPU-h/month": nc("Burst GPU-h/month", format="%,.0f", width=140,

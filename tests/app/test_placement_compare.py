@@ -73,8 +73,12 @@ def test_a_dedicated_quote_row_is_a_venue_with_its_lead_time(quote_row):
     at = open_page("app_pages/placement.py")
     table = strategies(at)
     ded = table.loc[[s for s in table.index if "dedicated" in s][0]]
-    assert ded["Cost over 36 months"] != "not possible" and ded["Committed GPUs"] > 0
+    assert ded["Cost over 36 months"] != "not possible" and int(ded["Committed GPUs"]) > 0
     assert "45 days" in ded["Lead time"] and "EU data centres only" in ded["Residency"]
+    facts = dict(zip(plan_table(at)["committed_offer_id"], plan_table(at)["Venue facts"], strict=True))
+    # the main plan commits on the quote too: its facts are shown, not "not stated"
+    assert facts["quote:acme-h100"] == "dedicated · 16 GPUs · 45 days lead time"
+    assert all("not stated" in f for v, f in facts.items() if isinstance(v, str) and not v.startswith("quote:"))
     at.radio(key="_plc_ramp").set_value("dedicated_plus_burst").run()
     assert not at.exception
     chart = at.get("plotly_chart")[-1]
@@ -91,7 +95,7 @@ def test_own_cluster_inputs_reach_the_scenario_and_change_the_lead_time(catalog_
     own = at.session_state["scenario"].placement.own_cluster
     assert (own.lead_time_days, own.fixed_gpus, own.country) == (0.0, 8, "DE")
     row = strategies(at).loc[[s for s in strategies(at).index if "Own cluster" in s][0]]
-    assert row["Committed GPUs"] in (0, 8) and "182 days" not in row["Lead time"]
+    assert row["Committed GPUs"] in ("0", "8") and "182 days" not in row["Lead time"]
     assert "size fixed at 8 GPUs" in row["Assumes"] and "DE" in row["Assumes"]
     at.toggle(key="_plc_own").set_value(False)
     at.button(key="_plc_submit").click().run()
