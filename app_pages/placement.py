@@ -3,7 +3,7 @@
 import streamlit as st
 
 from catalog.cells import neutralise_frame
-from ui import brief
+from ui import brief, placement_compare
 from ui import placement_charts as charts
 from ui import placement_view as view
 from ui.format import money, plain
@@ -66,6 +66,8 @@ else:
     right.caption(view.sensitivity_note(solved, display))
     st.caption(f"Solver: {plan.solver_status}, {plan.solve_seconds * 1000:.0f} ms; "
                f"{solved.n_estimated_venues} offers carry an estimated reserved rate.")
+
+    placement_compare.draw(section, catalog, display)
 
 with st.expander("Assumptions behind these numbers (value, unit, source)", icon=":material/menu_book:"):
     st.dataframe(view.assumptions_frame(solved, section, display), hide_index=True, width="stretch",

@@ -3,7 +3,9 @@
 Run from anywhere: ``python bench/bench_placement.py``. A synthetic but catalog-shaped case (fixed seed):
 
 * 30 venues: EU neoclouds (some EU-jurisdiction, some with InfiniBand), EU regions of US hyperscalers,
-  US regions, and three dedicated offers that require a monthly term; about half sell committed
+  US regions, two managed dedicated offers that require a monthly term (tenancy ``dedicated``, lead times of
+  30-120 days) and the client's own cluster (priced by the Rent-or-own engine, 182-day lead time, at most
+  64 GPUs; issue #29), over a 36-month horizon; about half sell committed
   capacity, most of those with a finite capacity (16-96 GPUs) and some with a minimum of 8 GPUs; a few
   have spot prices;
 * 50 workloads, each an uploaded 8,760-hour series (diurnal and weekly cycles, bursts, noise) with a peak
@@ -34,10 +36,12 @@ if str(REPO_ROOT) not in sys.path:
 from dataclasses import replace  # noqa: E402
 
 from engine.placement import (  # noqa: E402  (import after the sys.path set-up)
+    OwnCluster,
     Venues,
     Workload,
     baseline_all_on_demand,
     baseline_dedicated_for_peak,
+    compare_strategies,
     place_portfolio,
 )
 
@@ -47,6 +51,7 @@ HOURS = 8760
 REPEATS = 3
 TARGET_S = 2.0
 SEED = 2026
+HORIZON_MONTHS = 36
 
 
 def synthetic_venues(rng: np.random.Generator) -> Venues:
@@ -67,10 +72,14 @@ def synthetic_venues(rng: np.random.Generator) -> Venues:
             "on_demand_eur_per_gpu_hour": on_demand,
             "spot_eur_per_gpu_hour": on_demand * 0.4 if rng.random() < 0.25 else float("nan"),
         }
-        if group == "dedicated":
+        if group == "dedicated" and j == N_VENUES - 1:  # the client's own cluster (issue #29)
+            rec = OwnCluster(max_gpus=64.0).venue_record(HORIZON_MONTHS)
+            rng.uniform(1.4, 2.0), rng.choice([32, 64, 96])  # keep the random stream of the other venues
+        elif group == "dedicated":
             rec.update(min_commitment="monthly", on_demand_eur_per_gpu_hour=float(rng.uniform(1.4, 2.0)),
                        spot_eur_per_gpu_hour=float("nan"), capacity_gpus=float(rng.choice([32, 64, 96])),
-                       min_commit_gpus=8.0, jurisdiction="EU" if j % 2 == 0 else "US")
+                       min_commit_gpus=8.0, jurisdiction="EU" if j % 2 == 0 else "US", tenancy="dedicated",
+                       lead_time_days=float(30 + 45 * (j - 27)))
         elif rng.random() < 0.55:
             rec.update(reserved_eur_per_gpu_hour=on_demand * float(rng.uniform(0.36, 0.75)),
                        reserved_term_months=float(rng.choice([12, 36])))
@@ -124,7 +133,8 @@ def time_plan(workloads: list[Workload], venues: Venues):
     plan = None
     for _ in range(REPEATS):
         start = time.perf_counter()
-        plan = place_portfolio(workloads, venues, hours=HOURS, time_limit_s=10.0, mip_rel_gap=1e-4)
+        plan = place_portfolio(workloads, venues, hours=HOURS, time_limit_s=10.0, mip_rel_gap=1e-4,
+                               horizon_months=HORIZON_MONTHS)
         times.append(time.perf_counter() - start)
     assert plan is not None
     return times, plan
@@ -145,6 +155,10 @@ def main() -> dict[str, object]:
     start = time.perf_counter()
     dedicated = baseline_dedicated_for_peak(workloads, venues, hours=HOURS)
     peak_s = time.perf_counter() - start
+    start = time.perf_counter()
+    comparison = compare_strategies(workloads, venues.subset(venues.tenancy != "owned"), OwnCluster(max_gpus=64.0),
+                                    horizon_months=HORIZON_MONTHS, hours=HOURS)
+    compare_s = time.perf_counter() - start
     n_committed = sum(pl.committed_gpus > 0 for pl in plan.placements)
     full = [vid for vid, used in plan.venue_committed_gpus.items() if used >= plan.venue_capacity_gpus[vid]]
     saved_od, frac_od = plan.savings_against(on_demand)
@@ -165,7 +179,11 @@ def main() -> dict[str, object]:
     print(f"baselines: all on demand {on_demand.total_cost_eur_per_month:,.0f} EUR/month ({od_s * 1e3:.0f} ms, "
           f"plan saves {frac_od:.1%}); dedicated for peak {dedicated.total_cost_eur_per_month:,.0f} EUR/month "
           f"({peak_s * 1e3:.0f} ms, plan saves {frac_pk:.1%})")
+    own = plan.venue_committed_gpus.get("own:cluster", 0)
+    print(f"own cluster in the plan: {own} GPUs; four strategies compared (4 solves) in {compare_s * 1e3:.0f} ms, "
+          f"recommended: {comparison.recommended}")
     return {
+        "compare_s": compare_s, "own_cluster_gpus": own,
         "n_workloads": N_WORKLOADS, "n_venues": N_VENUES, "hours": HOURS,
         "best_s": best, "times_s": times, "solve_s": plan.solve_seconds, "solver_status": plan.solver_status,
         "target_s": TARGET_S, "pass": passed,

@@ -3,7 +3,8 @@ arrays and models the engine's kernels take. The only engine module that reads f
 imported lazily where a frame is built), so the kernels stay pure numpy.
 
 * Scoring: :func:`build_decision_matrix` (:class:`engine.scoring.DecisionMatrix`).
-* Placement: :func:`venues_from_offers` (:class:`engine.placement.Venues`).
+* Placement: :func:`venues_from_offers` (:class:`engine.placement.Venues`), kept in :mod:`engine.adapters_placement`
+  and re-exported here.
 * Workload: :func:`offer_arrays_from_records`, :func:`offer_arrays_from_frame` (:class:`engine.workload.OfferArrays`).
 * Price outliers: :func:`price_outlier_columns`, :func:`outlier_in` (flags of :func:`engine.outliers.flag_outliers`).
 * Offer scope: :func:`is_marketplace`.
@@ -16,16 +17,20 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from engine import network
+from engine.adapters_placement import (  # venues_from_offers re-exported: one import path for callers
+    NOT_COMMITTABLE_NOTE,
+    is_commitment_basis,
+    uncommittable_reasons,
+    venues_from_offers,
+)
 from engine.assumptions import is_missing
 from engine.outliers import PRICE_TYPES, _reason, flag_column, flag_outliers, reason_column
-from engine.placement.defaults import EPOCH_COMMITMENT_DISCOUNT_FRACTION
-from engine.placement.venues import Venues
 from engine.scoring.matrix import (
     CRITERIA,
     HOURS_PER_YEAR,
@@ -189,6 +194,7 @@ def build_decision_matrix(
             if _bool_or_none(r.get(flag_key)):
                 outlier[i] = True
                 outlier_reason[i] = "; ".join(t for t in (outlier_reason[i], str(r.get(reason_key) or "")) if t)
+    _flag_uncommittable(records, _PRICE_COLUMNS[basis], outlier, outlier_reason)
 
     inter_node = col("inter_node")
     fabric_none = np.array([(not is_missing(v)) and str(v) == "none" for v in inter_node], dtype=bool)
@@ -253,104 +259,6 @@ def build_decision_matrix(
         "price_outlier_reason": np.array(outlier_reason, dtype=object),
     }
     return DecisionMatrix(values, CRITERIA, ids, labels, attributes, basis, today)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Placement: venues
-# ---------------------------------------------------------------------------------------------------
-
-
-def venues_from_offers(
-    offers: Any,
-    *,
-    capacity_gpus: Mapping[str, float] | None = None,
-    min_commit_gpus: Mapping[str, float] | None = None,
-    commitment_term_years: Literal[1, 3] | None = None,
-    other_provider_discount_fraction: float | None = None,
-    no_estimate_offer_ids: Collection[str] = (),
-) -> Venues:
-    """Build :class:`Venues` from the catalog offers frame (``CatalogStore.list_offers``); pandas only here.
-
-    Parameters
-    ----------
-    offers : pandas.DataFrame
-        Columns used: ``offer_id``, ``provider_id``, ``provider_name``, ``gpu_model``, ``memory_gb``,
-        ``intra_node``, ``inter_node``, ``is_eu_datacenter`` (bool/NA), ``parent_jurisdiction``,
-        ``min_commitment``, ``on_demand_eur_per_gpu_hour``, ``spot_eur_per_gpu_hour``,
-        ``reserved_eur_per_gpu_hour``, ``reserved_term_months`` (prices already in EUR).
-    capacity_gpus : mapping of offer_id to float, optional
-        GPUs the portfolio may commit per venue [GPU]; others are unlimited.
-    min_commit_gpus : mapping of offer_id to float, optional
-        Smallest commitment per workload [GPU]; others 0.
-    commitment_term_years : {1, 3}, optional
-        When given, a missing reserved rate of AWS, Google Cloud, Azure or Lambda is estimated as on demand
-        x (1 - Epoch DEFAULT_CUD discount) for that term (:data:`EPOCH_COMMITMENT_DISCOUNT_FRACTION`) and
-        flagged ``reserved_is_estimated``.
-    other_provider_discount_fraction : float, optional
-        With ``commitment_term_years``, the discount assumed for every other provider [-] (user
-        assumption; default: no estimate for them).
-    no_estimate_offer_ids : collection of str, optional
-        Offers whose missing reserved rate is never estimated: marketplace (community) rows, whose hosts
-        set hourly prices and sell no commitment (:func:`engine.scope.is_marketplace`).
-
-    Returns
-    -------
-    Venues
-        One venue per offer row, in frame order. ``InfiniBand*`` fabrics set ``has_infiniband``;
-        ``NVLink*`` intra-node links set ``has_nvlink``; an NA ``is_eu_datacenter`` is not EU.
-    """
-    capacity_gpus = capacity_gpus or {}
-    min_commit_gpus = min_commit_gpus or {}
-
-    def col(name: str, default: Any = None) -> list[Any]:
-        if name not in offers.columns:
-            return [default] * len(offers)
-        return [default if is_missing(v) else v for v in offers[name].tolist()]
-
-    def num(name: str) -> np.ndarray:
-        return np.asarray([np.nan if v is None else float(v) for v in col(name)], dtype=float)
-
-    ids = [str(v) for v in col("offer_id")]
-    provider_ids = [str(v or "").lower() for v in col("provider_id", "")]
-    eu_raw = col("is_eu_datacenter")
-    on_demand = num("on_demand_eur_per_gpu_hour")
-    reserved = num("reserved_eur_per_gpu_hour")
-    term = num("reserved_term_months")
-    estimated = np.zeros(len(ids), dtype=bool)
-    if commitment_term_years is not None:
-        disc = np.asarray([
-            EPOCH_COMMITMENT_DISCOUNT_FRACTION.get(p, {}).get(
-                commitment_term_years,
-                np.nan if other_provider_discount_fraction is None else other_provider_discount_fraction)
-            for p in provider_ids], dtype=float)
-        no_estimate = np.isin(np.asarray(ids, dtype=object), list(no_estimate_offer_ids))
-        estimated = ~np.isfinite(reserved) & np.isfinite(on_demand) & np.isfinite(disc) & ~no_estimate
-        reserved = np.where(estimated, on_demand * (1.0 - disc), reserved)
-        term = np.where(estimated, 12.0 * commitment_term_years, term)
-        by_epoch = np.asarray([p in EPOCH_COMMITMENT_DISCOUNT_FRACTION for p in provider_ids], dtype=bool)
-        source = np.where(estimated, np.where(by_epoch, "Epoch AI discount", "your assumed discount"), "")
-    else:
-        source = np.full(len(ids), "")
-    return Venues(
-        venue_id=np.asarray(ids, dtype=object),
-        provider=np.asarray([str(v) for v in col("provider_name", "")], dtype=object),
-        gpu_model=np.asarray([str(v) for v in col("gpu_model", "")], dtype=object),
-        memory_gb=num("memory_gb"),
-        has_infiniband=np.asarray([str(v or "").lower().startswith("infiniband") for v in col("inter_node")]),
-        has_nvlink=np.asarray([str(v or "").lower().startswith("nvlink") for v in col("intra_node")]),
-        is_eu_datacenter=np.asarray([v is not None and bool(v) for v in eu_raw]),
-        is_location_known=np.asarray([v is not None for v in eu_raw]),
-        jurisdiction=np.asarray([str(v or "other") for v in col("parent_jurisdiction")], dtype=object),
-        on_demand_eur_per_gpu_hour=on_demand,
-        spot_eur_per_gpu_hour=num("spot_eur_per_gpu_hour"),
-        reserved_eur_per_gpu_hour=reserved,
-        reserved_term_months=term,
-        reserved_is_estimated=estimated,
-        capacity_gpus=np.asarray([float(capacity_gpus.get(i, math.inf)) for i in ids]),
-        min_commitment=np.asarray([str(v or "unknown") for v in col("min_commitment")], dtype=object),
-        min_commit_gpus=np.asarray([float(min_commit_gpus.get(i, 0.0)) for i in ids]),
-        reserved_estimate_source=np.asarray(source, dtype=object),
-    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -576,7 +484,21 @@ def outlier_in(offers: pd.DataFrame, price_columns: Sequence[str]) -> tuple[np.n
         texts = offers[rc].tolist()
         for i in np.flatnonzero(f):
             reasons[i].append(str(texts[i]))
-    return flagged, ["; ".join(r) if r else None for r in reasons]
+    joined: list[str | None] = ["; ".join(r) if r else None for r in reasons]
+    _flag_uncommittable(offers, price_columns, flagged, joined)
+    return flagged, joined
+
+
+def _flag_uncommittable(offers: Any, price_columns: Sequence[str], flagged: np.ndarray,
+                        reasons: list[str | None]) -> None:
+    """On a basis of committed prices only (Scoring, Workload: issue #29.4), a row with a stale price or unstated
+    fabric/memory is flagged like a price outlier, so it is left out unless the user opts in to outliers."""
+    if not is_commitment_basis(price_columns):
+        return
+    for i, why in enumerate(uncommittable_reasons(offers)):
+        if why:
+            flagged[i] = True
+            reasons[i] = "; ".join(t for t in (reasons[i], NOT_COMMITTABLE_NOTE.format(why=why)) if t)
 
 
 # ---------------------------------------------------------------------------------------------------

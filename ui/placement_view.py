@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from engine.adapters import is_marketplace, venues_from_offers
+from engine.adapters import is_marketplace
 from engine.money import from_eur
 from engine.outliers import flag_column
 from engine.placement import (
@@ -42,6 +42,7 @@ from ui import offer_scope
 from ui.catalog import catalog_key
 from ui.format import SYMBOL, money, plain
 from ui.placement_examples import EXAMPLES
+from ui.placement_venues import build_venues, venue_facts, with_priced_offers, workload_page_priced
 from ui.scenario import (
     MAX_OTHER_DISCOUNT_PCT,
     MAX_VENUE_CAPACITY_GPUS,
@@ -64,6 +65,14 @@ FACTORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4)  # on-demand price multi
 K_EXAMPLE, K_GRID, K_BASE = "_pl_example", "_pl_portfolio", "_pl_portfolio_base"
 K_TERM, K_DISCOUNT, K_CAP, K_CAP_BASE = "_pl_term", "_pl_other_discount_pct", "_pl_capacity", "_pl_capacity_base"
 K_SCOPE = "_pl_scope"
+K_STALE = "_pl_commit_stale"
+K_MATCH = "_pl_match_workload"
+MATCH_HELP = ("On: workloads of the Workload page's kind (its training job or its inference service) are "
+              "placed only on offers that page's engine can price for that job (memory, GPUs per node, fabric "
+              "stated). Off (default): any offer of the right GPU class.")
+STALE_HELP = ("Off (default): no commitment is placed on an offer whose price is older than the catalog's staleness "
+              "limit or whose fabric or memory is not stated; such offers are still used pay-as-you-go. On: you accept "
+              "that risk, as with price outliers.")
 #: Prices a venue uses; a flagged outlier among them is dropped unless the user opts in.
 VENUE_PRICE_COLUMNS = ("on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour")
 
@@ -235,7 +244,12 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
             residency = offer_scope.residency_widgets(
                 K_SCOPE + "_res", section.residency,
                 offer_scope.certification_options(catalog, section.residency.required_certifications))
-            include_outliers = offer_scope.outlier_toggle(K_SCOPE, section.scope.include_price_outliers)
+            a_, b_ = st.columns(2)
+            include_outliers = offer_scope.outlier_toggle(K_SCOPE, section.scope.include_price_outliers, a_)
+            ss.setdefault(K_STALE, section.commit_on_stale_or_unknown)
+            b_.toggle("Commit on stale or unstated offers", key=K_STALE, help=STALE_HELP)
+            ss.setdefault(K_MATCH, section.match_workload_page)
+            a_.toggle("Only offers the Workload page can price", key=K_MATCH, help=MATCH_HELP)
         with st.expander("Venue settings: commitment term, assumed discounts, capacity", icon=":material/tune:"):
             st.markdown(reserved_note(catalog))
             a, b = st.columns(2)
@@ -266,7 +280,9 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
         new = PlacementSection(example=section.example, workloads=stored, commitment_term_years=TERMS[ss[K_TERM]],
                                other_provider_discount_fraction=discount, capacity_gpus=capacity,
                                scope=section.scope.model_copy(update={"include_price_outliers": include_outliers}),
-                               residency=residency)
+                               residency=residency, commit_on_stale_or_unknown=bool(ss[K_STALE]),
+                               match_workload_page=bool(ss[K_MATCH]),
+                               horizon_months=section.horizon_months, own_cluster=section.own_cluster)
     except ValidationError as exc:
         return section, [f"**Settings**: {_message(e['msg'])}" for e in exc.errors()]
     if new != section:
@@ -317,8 +333,9 @@ def venue_frame(catalog: pd.DataFrame, scope: OfferScope, residency) -> tuple[pd
 
 
 @st.cache_data(ttl=600, max_entries=64, show_spinner="Placing the portfolio…")
-def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, settings_json: str) -> Solved:
-    workloads = tuple(PlacementSection.model_validate_json(workloads_json).workloads)
+def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, settings_json: str,
+           priced: tuple[str, tuple[str, ...]] | None = None) -> Solved:
+    workloads = with_priced_offers(PlacementSection.model_validate_json(workloads_json).workloads, priced)
     try:
         return _solve_all(_catalog, workloads, PlacementSection.model_validate_json(settings_json))
     except PlacementTooLargeError as exc:  # the engine's work budget, checked before it builds anything
@@ -329,31 +346,29 @@ def _solve(_catalog: pd.DataFrame, catalog_key: tuple, workloads_json: str, sett
 def _solve_all(_catalog: pd.DataFrame, workloads: tuple[Workload, ...], s: PlacementSection) -> Solved:
     frame, n_out, n_outliers = venue_frame(_catalog, s.scope, s.residency)
     # Marketplace hosts sell no commitment: their missing reserved rate is never estimated from a discount.
-    market = frame.loc[is_marketplace(frame), "offer_id"].tolist()
-    venues = venues_from_offers(frame, capacity_gpus=s.capacity_gpus, commitment_term_years=s.commitment_term_years,
-                                other_provider_discount_fraction=s.other_provider_discount_fraction,
-                                no_estimate_offer_ids=market)
+    venues = build_venues(frame, s)
     week = demand_profiles_gpus(workloads)[:, :HOURS_PER_WEEK]
     n_est = int(venues.reserved_is_estimated.sum())
     source = {v: src for v, src in zip(venues.venue_id.tolist(), venues.reserved_estimate_source.tolist(),
                                        strict=True) if src}
     empty = pd.DataFrame(columns=["factor", "plan", "all_on_demand", "dedicated", "committed_gpus"])
     try:
-        plan = place_portfolio(workloads, venues)
+        plan = place_portfolio(workloads, venues, horizon_months=s.horizon_months)
     except PlacementInfeasibleError as exc:
         return Solved(workloads, None, exc.problems, None, None, None, week, np.asarray(FACTORS), empty, n_est, frame,
                       n_out, n_outliers, source)
-    on_demand = baseline_all_on_demand(workloads, venues)
+    on_demand = baseline_all_on_demand(workloads, venues, horizon_months=s.horizon_months)
     dedicated, dedicated_problem = None, None
     try:
-        dedicated = baseline_dedicated_for_peak(workloads, venues)
+        dedicated = baseline_dedicated_for_peak(workloads, venues, horizon_months=s.horizon_months)
     except PlacementInfeasibleError as exc:
         dedicated_problem = "; ".join(exc.problems)
-    sens = sensitivity_to_on_demand_price(workloads, venues, FACTORS)
+    sens = sensitivity_to_on_demand_price(workloads, venues, FACTORS, horizon_months=s.horizon_months)
     peak = []
     for f in FACTORS:
         try:
-            peak.append(baseline_dedicated_for_peak(workloads, venues.with_on_demand_factor(f)).total_cost_eur_per_month)
+            peak.append(baseline_dedicated_for_peak(workloads, venues.with_on_demand_factor(f),
+                                                    horizon_months=s.horizon_months).total_cost_eur_per_month)
         except PlacementInfeasibleError:
             peak.append(math.nan)
     sens_frame = pd.DataFrame({"factor": sens.factors, "plan": sens.total_cost_eur_per_month,
@@ -366,8 +381,8 @@ def _solve_all(_catalog: pd.DataFrame, workloads: tuple[Workload, ...], s: Place
 def solve(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) -> Solved:
     key = catalog_key(usd_per_eur)  # carries the viewer's role: ``catalog`` holds private quotes for editors only
     workloads = PlacementSection(workloads=list(portfolio(section))).model_dump_json(include={"workloads"})
-    settings = section.model_dump_json(exclude={"workloads", "example"})
-    return _solve(catalog, key, workloads, settings)
+    settings = section.model_dump_json(exclude={"workloads", "example", "own_cluster"})
+    return _solve(catalog, key, workloads, settings, workload_page_priced(section, usd_per_eur))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -408,6 +423,7 @@ def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) 
             f"{labels.get(pl.burst_venue_id, pl.burst_venue_id)} · {(pl.burst_price_type or '').replace('_', '-')}")
         rows.append({
             "Workload": pl.workload, "Committed GPUs": pl.committed_gpus, "Committed at": commit,
+            "Venue facts": venue_facts(catalog, pl.committed_venue_id, get_scenario().placement.capacity_gpus),
             "Commit rate": pl.committed_rate_eur_per_gpu_hour, "Burst at": burst,
             "Burst GPU-h/month": pl.burst_gpu_hours_per_month, "Monthly cost": pl.cost_eur_per_month,
             "Committed use": pl.committed_utilisation_fraction,
@@ -425,6 +441,9 @@ def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) 
         "Workload": st.column_config.TextColumn("Workload", width=150),
         "Committed GPUs": nc("Committed GPUs", width=115, help="GPUs paid every hour of the term."),
         "Committed at": st.column_config.TextColumn("Committed at", width=175),
+        "Venue facts": st.column_config.TextColumn("Venue facts", width=170, help="Of the committed venue: dedicated "
+                                                   "(single-tenant) or shared, capacity and lead time; 'not stated' "
+                                                   "where no source or quote says."),
         "Commit rate": nc(f"Commit rate ({sym}/GPU-h)", format=f"{sym}%.2f", width=145),
         "Burst at": st.column_config.TextColumn("Burst at", width=175),
         "Burst GPU-h/month": nc("Burst GPU-h/month", format="%,.0f", width=140,

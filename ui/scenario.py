@@ -12,7 +12,13 @@ import streamlit as st
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.money import DEFAULT_USD_PER_EUR
-from engine.placement import PlacementTooLargeError, Workload, check_portfolio_size
+from engine.placement import (
+    DEFAULT_OWN_LEAD_TIME_DAYS,
+    MAX_HORIZON_MONTHS,
+    PlacementTooLargeError,
+    Workload,
+    check_portfolio_size,
+)
 from engine.scope import OfferScope, Residency, WorkloadFit
 from engine.scoring import CRITERION_NAMES, PRESETS, Constraints
 from engine.tco import TcoInputs
@@ -256,6 +262,23 @@ class ScoringSection(BaseModel):
         return {name: float(source.get(name, 0.0)) for name in CRITERION_NAMES}
 
 
+class OwnClusterSettings(BaseModel):
+    """The client's own cluster on the Placement page (issue #29): where it stands, when it is ready, how large.
+    Its cost per GPU-hour comes from the Rent-or-own inputs (:class:`TcoSection`) through
+    :class:`engine.placement.OwnCluster`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    include: bool = True
+    lead_time_days: float = Field(DEFAULT_OWN_LEAD_TIME_DAYS, ge=0, le=3650)
+    fixed_gpus: int | None = Field(None, ge=1, le=100_000)  # None: the plan chooses the size
+    max_gpus: float | None = Field(None, ge=0, le=100_000)  # None: no cap when the plan chooses
+    country: str = Field("", max_length=60)
+    is_eu_datacenter: bool = True
+    is_eu_client: bool = True
+    gpu_model: str = Field("H100", max_length=40)
+
+
 class PlacementSection(BaseModel):
     """Placement page: the workload portfolio and the venue settings. ``example`` names one of the page's
     example portfolios (ui.placement_examples.EXAMPLES); an unknown name falls back to the first one."""
@@ -270,6 +293,12 @@ class PlacementSection(BaseModel):
         default=None, gt=0, le=MAX_OTHER_DISCOUNT_PCT / 100,
         description="assumed commitment discount for providers Epoch does not cover [-]")
     capacity_gpus: dict[str, float] = Field(default_factory=dict)  # offer_id -> GPUs the portfolio may commit
+    # Plan horizon (lead times are counted in it) and the opt-in to commit on stale or unstated offers (#29).
+    horizon_months: int = Field(36, ge=1, le=MAX_HORIZON_MONTHS)
+    commit_on_stale_or_unknown: bool = False
+    # Workloads of the Workload page's kind (training / inference) use only offers its engine can price (#29.5).
+    match_workload_page: bool = False
+    own_cluster: OwnClusterSettings = OwnClusterSettings()
     # Portfolio-wide venue rules (ui.offer_scope), on top of each workload's own: the client brief's residency
     # (default: EU/EEA data centres). GPU class and memory are per workload.
     scope: OfferScope = OfferScope()

@@ -515,6 +515,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
         gpu_hours=r.gpu_hours, energy_kwh=r.energy_kwh, emissions_kg=r.emissions_kg, bound=r.bound_text(),
         communication_share_pct=r.communication_share_fraction * 100.0, uses_fp8=r.uses_fp8,
         is_ranked=~r.excluded & ~no_price & in_scope, reason=reason, assumed_default=r.assumed_default,
+        engine_excluded=r.excluded,  # the engine cannot price the job here (Placement uses it, issue #29.5)
         defaults_used=defaults,
     )
     out = out.sort_values(["is_ranked", *sort_by, "offer_id"], ascending=[False, *ascending, True], kind="stable")

@@ -51,7 +51,13 @@ Conventions (see :mod:`engine`)
 * A commitment is paid for every hour of the horizon; a term longer than the demand profile assumes the
   profile repeats. Hour 0 of a profile is Monday 00:00.
 * Unknown facts count against sensitive work: an unknown data-centre location is *not* EU; an unknown
-  capacity is unlimited; an unknown minimum commitment (catalog ``"unknown"``) is taken as none.
+  capacity is unlimited (the plan says so); an unknown minimum commitment (catalog ``"unknown"``) is taken as none.
+* Lead times and the plan horizon (``horizon_months``): a venue is usable from month
+  ``ceil(lead_time_days / 30.42)``; a pair's commitment and the burst it saves count only for the usable share
+  of the horizon, and before it the workload bursts (:mod:`engine.placement.ramp` gives the monthly ramp). A
+  venue marked not committable (stale price or unstated fabric/specs, unless the user opted in) takes no
+  commitment. The client's own cluster is a venue priced by the Rent-or-own engine (:mod:`engine.placement.own`);
+  :func:`compare_strategies` plans all on demand, own + burst, managed dedicated + burst and reserved public + burst.
 * Work budget: one request plans at most :data:`MAX_WORKLOAD_GPUS` GPUs per workload,
   :data:`MAX_PORTFOLIO_CELLS` workloads x largest peak and :data:`MAX_LEVEL_COLUMNS` capacity-level columns;
   a larger portfolio raises :class:`PlacementTooLargeError` before anything of its size is built
@@ -87,12 +93,20 @@ from engine.placement.commitment import (
     overflow_gpu_hours,
     spot_effective_eur_per_gpu_hour,
 )
+from engine.placement.compare import (
+    STRATEGIES,
+    StrategyComparison,
+    StrategyResult,
+    compare_strategies,
+)
 from engine.placement.defaults import (
     COMMITMENT_REQUIRED,
     DEFAULT_ASSUMPTIONS,
+    DEFAULT_HORIZON_MONTHS,
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
     HOURS_PER_WEEK,
     MAX_DEMAND_CELLS,
+    MAX_HORIZON_MONTHS,
     MAX_LEVEL_COLUMNS,
     MAX_PORTFOLIO_CELLS,
     MAX_SERIES_HOURS,
@@ -109,6 +123,12 @@ from engine.placement.eligibility import (
     PlacementInfeasibleError,
     feasibility_problems,
 )
+from engine.placement.own import (
+    DEFAULT_OWN_LEAD_TIME_DAYS,
+    OWN_LEAD_TIME_SOURCE,
+    OWN_VENUE_ID,
+    OwnCluster,
+)
 from engine.placement.plan import (
     PlacementPlan,
     WorkloadPlacement,
@@ -120,7 +140,13 @@ from engine.placement.portfolio import (
     place_portfolio,
     sensitivity_to_on_demand_price,
 )
+from engine.placement.ramp import (
+    MonthlyRamp,
+    monthly_ramp,
+)
 from engine.placement.venues import (
+    DAYS_PER_MONTH,
+    TENANCIES,
     Venues,
 )
 
@@ -158,4 +184,18 @@ __all__ = [
     "baseline_all_on_demand",
     "baseline_dedicated_for_peak",
     "sensitivity_to_on_demand_price",
+    "DEFAULT_HORIZON_MONTHS",
+    "MAX_HORIZON_MONTHS",
+    "DAYS_PER_MONTH",
+    "TENANCIES",
+    "DEFAULT_OWN_LEAD_TIME_DAYS",
+    "OWN_LEAD_TIME_SOURCE",
+    "OWN_VENUE_ID",
+    "OwnCluster",
+    "MonthlyRamp",
+    "monthly_ramp",
+    "STRATEGIES",
+    "StrategyResult",
+    "StrategyComparison",
+    "compare_strategies",
 ]

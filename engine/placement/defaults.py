@@ -15,6 +15,10 @@ from engine.placement.commitment import spot_effective_eur_per_gpu_hour
 HOURS_PER_WEEK = 168
 #: Longest uploaded demand series: a leap year [h].
 MAX_SERIES_HOURS = 8784
+#: Longest plan horizon [month]: twenty years, the longest Rent-or-own horizon (engine.tco.TcoInputs).
+MAX_HORIZON_MONTHS = 240
+#: Default plan horizon [month] when none is given: one year, the length of the default demand profile.
+DEFAULT_HORIZON_MONTHS = 12
 
 # -- Work budget of one request (engine.placement.budget; issue #28): measured on the 2-core reference machine,
 # the Placement page at these limits (13 solves: plan, two baselines, sensitivity) takes a few seconds and a

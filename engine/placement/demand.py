@@ -74,6 +74,10 @@ class Workload(BaseModel):
     spot_allowed: bool = Field(False, description="Tolerates interruptions (checkpointed): spot may burst.")
     latency_sensitive: bool = Field(
         False, description="Serves users in Europe interactively: needs a known EU data centre, never spot.")
+    allowed_venue_ids: frozenset[str] | None = Field(
+        None, max_length=1_000_000,
+        description="Only these venues (e.g. the offers the Workload engine can price for this workload's job); "
+                    "None = no such restriction.")
 
     @model_validator(mode="after")
     def _check_demand(self) -> Workload:

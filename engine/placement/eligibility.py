@@ -13,7 +13,7 @@ import numpy as np
 
 from engine.placement.budget import check_portfolio_size
 from engine.placement.commitment import _duration_curve
-from engine.placement.defaults import DEFAULT_ASSUMPTIONS, PlacementAssumptions
+from engine.placement.defaults import DEFAULT_ASSUMPTIONS, MAX_HORIZON_MONTHS, PlacementAssumptions
 from engine.placement.demand import Workload, demand_profiles_gpus
 from engine.placement.venues import Venues
 from engine.tco import HOURS_PER_YEAR
@@ -50,10 +50,12 @@ def _requirement_label(w: Workload, key: str) -> str:
         "infiniband": "InfiniBand",
         "nvlink": "NVLink",
         "gpu_model": f"GPU model {w.gpu_model}",
+        "priced": "priced by the Workload engine for its job",
     }[key]
 
 
-def _eligibility(workloads: Sequence[Workload], venues: Venues, spot_overhead_fraction: float) -> _Eligibility:
+def _eligibility(workloads: Sequence[Workload], venues: Venues, spot_overhead_fraction: float,
+                 available: np.ndarray | None = None) -> _Eligibility:
     n_v = venues.n_venues
     stay_eu = np.asarray([(not w.may_leave_eu) or w.latency_sensitive for w in workloads], dtype=bool)
     eu_juris = np.asarray([w.eu_jurisdiction_required for w in workloads], dtype=bool)
@@ -64,6 +66,10 @@ def _eligibility(workloads: Sequence[Workload], venues: Venues, spot_overhead_fr
     venue_model = np.asarray([m.strip().lower() for m in venues.gpu_model], dtype=object)
     with np.errstate(invalid="ignore"):
         mem_ok = venues.memory_gb[None, :] >= mem[:, None]
+    restricted = np.asarray([w.allowed_venue_ids is not None for w in workloads], dtype=bool)
+    ids = venues.venue_id.tolist()
+    priced = np.asarray([[v in w.allowed_venue_ids for v in ids] if w.allowed_venue_ids is not None
+                         else [True] * len(ids) for w in workloads], dtype=bool).reshape(len(workloads), n_v)
     checks = (
         ("eu_datacenter", stay_eu, ~stay_eu[:, None] | venues.is_eu_datacenter[None, :]),
         ("eu_jurisdiction", eu_juris, ~eu_juris[:, None] | (venues.jurisdiction == "EU")[None, :]),
@@ -71,6 +77,7 @@ def _eligibility(workloads: Sequence[Workload], venues: Venues, spot_overhead_fr
         ("infiniband", ib, ~ib[:, None] | venues.has_infiniband[None, :]),
         ("nvlink", nvl, ~nvl[:, None] | venues.has_nvlink[None, :]),
         ("gpu_model", model != "", (model[:, None] == "") | (model[:, None] == venue_model[None, :])),
+        ("priced", restricted, priced),
     )
     meets = np.ones((len(workloads), n_v), dtype=bool)
     for _, _, passes in checks:
@@ -79,7 +86,8 @@ def _eligibility(workloads: Sequence[Workload], venues: Venues, spot_overhead_fr
     payg = ~venues.requires_commitment
     on_demand = meets & (payg & np.isfinite(venues.on_demand_eur_per_gpu_hour))[None, :]
     spot = meets & spot_ok[:, None] & (payg & np.isfinite(venues.spot_eur_per_gpu_hour))[None, :]
-    commit = meets & np.isfinite(venues.commit_rate_eur_per_gpu_hour)[None, :]
+    usable = np.ones(n_v, dtype=bool) if available is None else np.asarray(available) > 0
+    commit = meets & (np.isfinite(venues.commit_rate_eur_per_gpu_hour) & venues.is_committable & usable)[None, :]
     spot_rate = venues.spot_eur_per_gpu_hour * (1.0 + spot_overhead_fraction)
     od_rates = np.where(on_demand, venues.on_demand_eur_per_gpu_hour[None, :], np.inf)
     spot_rates = np.where(spot, spot_rate[None, :], np.inf)
@@ -148,10 +156,17 @@ class _Prepared:
     covered: np.ndarray  # (W, Kmax)
     peak_gpus: np.ndarray  # (W,) ceil(max demand)
     elig: _Eligibility
+    horizon_months: int = 12  # plan horizon [month]: lead times are counted in it
+    available: np.ndarray | None = None  # (V,) share of the horizon a venue's committed capacity is usable
+    start_month: np.ndarray | None = None  # (V,) first usable month
+
+    @property
+    def avail(self) -> np.ndarray:
+        return np.ones(self.venues.n_venues) if self.available is None else self.available
 
 
 def _prepare(workloads: Sequence[Workload], venues: Venues, hours: int, assumptions: PlacementAssumptions,
-             demand: np.ndarray | None = None) -> _Prepared:
+             demand: np.ndarray | None = None, horizon_months: int = 12) -> _Prepared:
     names = [w.name for w in workloads]
     if len(set(names)) != len(names):
         raise ValueError("workload names must be unique")
@@ -159,8 +174,12 @@ def _prepare(workloads: Sequence[Workload], venues: Venues, hours: int, assumpti
     d = demand_profiles_gpus(workloads, hours) if demand is None else demand
     f, covered, k_row = _duration_curve(d) if len(workloads) else (
         np.zeros((0, 1)), np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
-    elig = _eligibility(workloads, venues, assumptions.spot_overhead_fraction())
-    return _Prepared(list(workloads), venues, int(hours), d, f, covered, k_row, elig)
+    if not 1 <= int(horizon_months) <= MAX_HORIZON_MONTHS:
+        raise ValueError(f"horizon_months must be 1 to {MAX_HORIZON_MONTHS}, got {horizon_months}")
+    available = venues.available_fraction(int(horizon_months))
+    elig = _eligibility(workloads, venues, assumptions.spot_overhead_fraction(), available)
+    return _Prepared(list(workloads), venues, int(hours), d, f, covered, k_row, elig, int(horizon_months), available,
+                     venues.usable_from_month(int(horizon_months)))
 
 
 def _pre_check(p: _Prepared) -> list[str]:
@@ -176,24 +195,25 @@ def _pre_check(p: _Prepared) -> list[str]:
             continue
         if e.burst_venue[i] < 0:
             need = np.maximum(p.peak_gpus[i], np.ceil(v.min_commit_gpus))
-            fits = e.commit[i] & (np.floor(v.capacity_gpus) >= need)
+            fits = e.commit[i] & (np.floor(v.capacity_gpus) >= need) & (p.avail >= 1)
             if not fits.any():
                 idx = np.flatnonzero(e.commit[i])
                 listing = ", ".join(f"{v.venue_id[j]}: {v.capacity_gpus[j]:g}" for j in idx[:5])
                 problems.append(
                     f"Workload '{w.name}': no eligible pay-as-you-go venue, so its peak of {p.peak_gpus[i]} GPUs "
-                    f"must be committed in one venue, but the eligible commitment venues hold at most "
-                    f"{v.capacity_gpus[idx].max():g} GPUs ({listing})")
+                    f"must be committed in one venue usable from the first month, but the eligible commitment "
+                    f"venues hold at most {v.capacity_gpus[idx].max():g} GPUs or are not ready in time ({listing})")
     return problems
 
 
 def feasibility_problems(workloads: Sequence[Workload], venues: Venues, hours: int = int(HOURS_PER_YEAR),
-                         assumptions: PlacementAssumptions | None = None) -> tuple[str, ...]:
+                         assumptions: PlacementAssumptions | None = None,
+                         horizon_months: int = 12) -> tuple[str, ...]:
     """Plain-language reasons why :func:`place_portfolio` would fail before solving (empty = none found).
 
     Each names the workload and the constraint, e.g. ``"Workload 'fraud-model': no venue satisfies EU data
     centre + EU-jurisdiction provider + ≥80 GB memory + InfiniBand (12 fail the EU data centre check, 3 fail
     ≥80 GB memory, out of 30 venues)"``. Joint capacity shortages are found only by the solve.
     """
-    p = _prepare(workloads, venues, hours, assumptions or DEFAULT_ASSUMPTIONS)
+    p = _prepare(workloads, venues, hours, assumptions or DEFAULT_ASSUMPTIONS, horizon_months=horizon_months)
     return tuple(_pre_check(p))

@@ -32,15 +32,18 @@ class _Options:
     free_k: np.ndarray  # fractile optimum k* of the pair, ignoring capacity (for the reason text)
 
 
-def _prune_dominated(idx: np.ndarray, rate: np.ndarray, m: np.ndarray, cap: np.ndarray) -> np.ndarray:
-    """Keep options not dominated by an unlimited venue that is no dearer and asks no larger minimum."""
+def _prune_dominated(idx: np.ndarray, rate: np.ndarray, m: np.ndarray, cap: np.ndarray,
+                     avail: np.ndarray | None = None) -> np.ndarray:
+    """Keep options not dominated by an unlimited venue that is no dearer, asks no larger minimum and is
+    usable for at least as much of the horizon (a kept pair's commitment pays, so longer use is better)."""
     if idx.size <= 1:
         return np.ones(idx.size, dtype=bool)
-    r, mm, c = rate[:, None], m[:, None], cap[:, None]  # option being tested: rows
-    r2, m2, c2 = rate[None, :], m[None, :], cap[None, :]  # candidate dominators: columns
+    a = np.ones(idx.size) if avail is None else avail
+    r, mm, c, aa = rate[:, None], m[:, None], cap[:, None], a[:, None]  # option being tested: rows
+    r2, m2, c2, a2 = rate[None, :], m[None, :], cap[None, :], a[None, :]  # candidate dominators: columns
     order = idx[:, None] > idx[None, :]
-    better = (np.isinf(c2) & (r2 <= r) & (m2 <= mm)
-              & ((r2 < r) | (m2 < mm) | np.isfinite(c) | order))
+    better = (np.isinf(c2) & (r2 <= r) & (m2 <= mm) & (a2 >= aa)
+              & ((r2 < r) | (m2 < mm) | (a2 > aa) | np.isfinite(c) | order))
     np.fill_diagonal(better, False)
     return ~better.any(axis=1)
 
@@ -54,12 +57,14 @@ def _commit_options(p: _Prepared, mode: str) -> _Options:
     for i in range(len(p.workloads)):
         k_peak = int(p.peak_gpus[i])
         cand = np.flatnonzero(p.elig.commit[i])
+        must_commit = mode == "peak" or p.elig.burst_venue[i] < 0
+        if must_commit:  # holds its peak every hour: only a venue usable from the first month can
+            cand = cand[p.avail[cand] >= 1]
         if k_peak == 0 or cand.size == 0:
             continue
         m = np.ceil(v.min_commit_gpus[cand])  # whole GPUs: keeps the fixed-y LP integral (see _solve)
         cap = np.floor(v.capacity_gpus[cand])
         r = rate_v[cand]
-        must_commit = mode == "peak" or p.elig.burst_venue[i] < 0
         if must_commit:
             free = np.full(cand.size, k_peak)
             lb = np.maximum(m, k_peak)
@@ -73,7 +78,7 @@ def _commit_options(p: _Prepared, mode: str) -> _Options:
             useful = free > 0
             lb, ub = np.where(useful, lb, 1.0), np.where(useful, ub, 0.0)  # useless: lb > ub, dropped
         keep = (lb <= ub) & (lb <= cap)
-        keep &= _prune_dominated(cand, r, m, cap) if keep.any() else keep
+        keep &= _prune_dominated(cand, r, m, cap, p.avail[cand]) if keep.any() else keep
         cand, lb, ub, r, free = cand[keep], lb[keep], ub[keep], r[keep], np.asarray(free)[keep]
         ws.append(np.full(cand.size, i))
         vs.append(cand)
@@ -152,9 +157,12 @@ def _build(p: _Prepared, opts: _Options, mode: str, fallback_eur_per_month: np.n
     fallback = np.full(n_w, np.inf) if fallback_eur_per_month is None else np.asarray(fallback_eur_per_month)
     has_fallback = np.isfinite(fallback)
     c = np.zeros(n_var)
-    # cost of a chosen pair at its base level, and of each further level
-    c[iy:iy + n_o] = opts.rate * HOURS_PER_MONTH * base - o_rate[opts.w] * prefix[opts.w, base] * per_month
-    c[iz:iz + n_z] = opts.rate[z_o] * HOURS_PER_MONTH - o_rate[opts.w[z_o]] * cov[opts.w[z_o], z_j] * per_month
+    # cost of a chosen pair at its base level, and of each further level, times the share of the horizon the
+    # venue is usable (before its lead time has passed the workload bursts, paying the constant term)
+    a_o = p.avail[opts.v]
+    c[iy:iy + n_o] = a_o * (opts.rate * HOURS_PER_MONTH * base - o_rate[opts.w] * prefix[opts.w, base] * per_month)
+    c[iz:iz + n_z] = a_o[z_o] * (opts.rate[z_o] * HOURS_PER_MONTH
+                                 - o_rate[opts.w[z_o]] * cov[opts.w[z_o], z_j] * per_month)
     constant = float(np.sum(o_rate * p.overflow[:, 0]) * per_month)
 
     rows: list[np.ndarray] = []

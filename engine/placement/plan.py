@@ -56,6 +56,9 @@ class WorkloadPlacement:
         Venues this workload may use at all.
     reason : str
         Plain-language explanation of the choice.
+    committed_from_month : int
+        First month (0-based) the committed GPUs are usable, after the venue's lead time; before it the
+        workload bursts entirely (0 when nothing is committed or the venue is ready at once).
     """
 
     workload: str
@@ -78,6 +81,7 @@ class WorkloadPlacement:
     peak_demand_gpus: float
     eligible_venues: int
     reason: str
+    committed_from_month: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,8 @@ class PlacementPlan:
         Wall time of the MILP solve [s].
     assumptions : tuple of Assumption
         Every assumption behind the numbers (name, value, unit, source).
+    horizon_months : int
+        Plan horizon [month]; lead times are counted in it and monthly costs are averages over it.
     """
 
     strategy: str
@@ -120,6 +126,7 @@ class PlacementPlan:
     mip_gap_fraction: float
     solve_seconds: float
     assumptions: tuple[Assumption, ...] = field(default_factory=tuple)
+    horizon_months: int = 12
 
     @property
     def total_committed_gpus(self) -> int:
@@ -158,6 +165,8 @@ def _plan(p: _Prepared, strategy: str, k: np.ndarray, commit_venue: np.ndarray, 
     hours = p.hours
     per_month = HOURS_PER_MONTH / hours
     rate_v = v.commit_rate_eur_per_gpu_hour
+    avail = p.avail
+    start = p.start_month if p.start_month is not None else np.zeros(v.n_venues, dtype=np.int64)
     placements = []
     unpriced = []
     for i, w in enumerate(p.workloads):
@@ -165,10 +174,11 @@ def _plan(p: _Prepared, strategy: str, k: np.ndarray, commit_venue: np.ndarray, 
         ki = int(k[i])
         cv = int(commit_venue[i])
         bv = int(burst_venue[i])
-        over = float(np.maximum(d - ki, 0.0).sum())
+        a = float(avail[cv]) if cv >= 0 else 1.0  # before the lead time has passed, everything bursts
+        over = a * float(np.maximum(d - ki, 0.0).sum()) + (1.0 - a) * float(d.sum())
         r = float(rate_v[cv]) if cv >= 0 else float("nan")
         o = float(burst_rate[i]) if bv >= 0 else float("nan")
-        c_cost = r * ki * HOURS_PER_MONTH if cv >= 0 else 0.0
+        c_cost = a * r * ki * HOURS_PER_MONTH if cv >= 0 else 0.0
         b_hours = over * per_month
         b_cost = o * b_hours if b_hours > 0 else 0.0
         priced = not (np.isnan(c_cost) or np.isnan(b_cost)) and not (b_hours > 0 and bv < 0)
@@ -191,7 +201,7 @@ def _plan(p: _Prepared, strategy: str, k: np.ndarray, commit_venue: np.ndarray, 
             cost_eur_per_month=total, committed_utilisation_fraction=util,
             mean_demand_gpus=float(d.mean()), peak_demand_gpus=float(d.max()),
             eligible_venues=int((p.elig.on_demand[i] | p.elig.spot[i] | p.elig.commit[i]).sum()),
-            reason=reasons[i],
+            reason=reasons[i], committed_from_month=int(start[cv]) if cv >= 0 and ki > 0 else 0,
         ))
     used: dict[str, int] = {}
     for pl in placements:
@@ -201,7 +211,7 @@ def _plan(p: _Prepared, strategy: str, k: np.ndarray, commit_venue: np.ndarray, 
     caps = {vid: float(v.capacity_gpus[index[vid]]) for vid in used}
     total_cost = float(sum(pl.cost_eur_per_month for pl in placements if not math.isnan(pl.cost_eur_per_month)))
     return PlacementPlan(strategy, tuple(placements), total_cost, tuple(unpriced), used, caps, hours, status,
-                         gap, seconds, tuple(extra_assumptions))
+                         gap, seconds, tuple(extra_assumptions), p.horizon_months)
 
 
 def _base_assumptions(p: _Prepared, a: PlacementAssumptions) -> list[Assumption]:
@@ -215,6 +225,9 @@ def _base_assumptions(p: _Prepared, a: PlacementAssumptions) -> list[Assumption]
         Assumption("unknown_location", "not EU", "-", "an offer without a stated data-centre country never "
                    "hosts data that must stay in the EU (conservative)"),
         Assumption("unknown_capacity", "unlimited", "GPU", "no capacity in the catalog; give capacity_gpus"),
+        Assumption("horizon_months", p.horizon_months, "month", "plan horizon: a venue's committed GPUs are usable "
+                   "from the first month after its lead time (lead time not stated = 0); before it the workload "
+                   "bursts; monthly costs are averages over the horizon"),
         Assumption("unknown_min_commitment", "none", "-", "catalog min_commitment 'unknown' (nothing stated) "
                    "is taken as no minimum term"),
         Assumption("burst_capacity", "unlimited", "GPU", "pay-as-you-go capacity is not limited (assumption)"),
@@ -276,6 +289,9 @@ def _optimised_reason(p: _Prepared, i: int, k: int, cv: int, opts: _Options) -> 
     if last < peak:
         text += f", {_pct(cov[last])} for {last + 1}"
     text += f" → {_gpus(k)} committed on {v.venue_id[cv]}"
+    if p.start_month is not None and p.start_month[cv] > 0:
+        text += (f", usable from month {int(p.start_month[cv]) + 1} of {p.horizon_months} after its "
+                 f"{v.lead_time_days[cv]:g}-day lead time (all {burst} before)")
     if v.reserved_is_estimated[cv]:
         text += (" (reserved rate = on demand x (1 - your assumed discount), not a published price)"
                  if v.reserved_estimate_source[cv] == "your assumed discount"

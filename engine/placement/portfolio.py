@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from engine.assumptions import Assumption
 from engine.placement.commitment import committed_utilisation_fraction
-from engine.placement.defaults import DEFAULT_ASSUMPTIONS, PlacementAssumptions
+from engine.placement.defaults import DEFAULT_ASSUMPTIONS, DEFAULT_HORIZON_MONTHS, PlacementAssumptions
 from engine.placement.demand import Workload, demand_profiles_gpus
 from engine.placement.eligibility import PlacementInfeasibleError, _eligibility_summary, _pre_check, _prepare
 from engine.placement.milp import _commit_options, _solve
@@ -32,6 +32,7 @@ def place_portfolio(
     mip_rel_gap: float = 1e-4,
     assumptions: PlacementAssumptions | None = None,
     demand: npt.ArrayLike | None = None,
+    horizon_months: int = DEFAULT_HORIZON_MONTHS,
 ) -> PlacementPlan:
     r"""Cheapest placement of a workload portfolio: committed GPUs per venue plus a burst venue, by MILP.
 
@@ -48,6 +49,11 @@ def place_portfolio(
     mip_rel_gap : float
         HiGHS relative MIP gap [-] (both are ``scipy.optimize.milp`` options [6]; always pass both: a hard model
         without a time limit can run for minutes).
+    horizon_months : int
+        Plan horizon ``M`` [month] (default 12). A venue with lead time ``L`` days is usable from month
+        ``s = ceil(L / 30.42)``; a pair's commitment cost and the burst it saves are paid for the share
+        ``a = (M - s) / M`` of the horizon, and before month ``s`` the workload bursts (a ramp). A workload
+        that cannot burst commits only where ``s = 0``.
     assumptions : PlacementAssumptions, optional
         Spot overhead inputs (default :class:`PlacementAssumptions`).
     demand : array_like, optional
@@ -111,7 +117,7 @@ def place_portfolio(
     """
     a = assumptions or DEFAULT_ASSUMPTIONS
     d = None if demand is None else np.asarray(demand, dtype=float)
-    p = _prepare(workloads, venues, hours, a, d)
+    p = _prepare(workloads, venues, hours, a, d, horizon_months)
     problems = _pre_check(p)
     if problems:
         raise PlacementInfeasibleError(problems)
@@ -133,6 +139,7 @@ def baseline_all_on_demand(
     hours: int = int(HOURS_PER_YEAR),
     assumptions: PlacementAssumptions | None = None,
     demand: npt.ArrayLike | None = None,
+    horizon_months: int = DEFAULT_HORIZON_MONTHS,
 ) -> PlacementPlan:
     """Baseline: every workload entirely on the cheapest eligible public on-demand venue (no spot, no commitment).
 
@@ -147,7 +154,8 @@ def baseline_all_on_demand(
     2920.0
     """
     a = assumptions or DEFAULT_ASSUMPTIONS
-    p = _prepare(workloads, venues, hours, a, None if demand is None else np.asarray(demand, dtype=float))
+    p = _prepare(workloads, venues, hours, a, None if demand is None else np.asarray(demand, dtype=float),
+                 horizon_months)
     od = np.where(p.elig.on_demand, venues.on_demand_eur_per_gpu_hour[None, :], np.inf)
     best = np.argmin(od, axis=1) if venues.n_venues else np.zeros(len(workloads), dtype=int)
     rate = od[np.arange(len(workloads)), best] if venues.n_venues else np.full(len(workloads), np.inf)
@@ -175,6 +183,7 @@ def baseline_dedicated_for_peak(
     mip_rel_gap: float = 1e-4,
     assumptions: PlacementAssumptions | None = None,
     demand: npt.ArrayLike | None = None,
+    horizon_months: int = DEFAULT_HORIZON_MONTHS,
 ) -> PlacementPlan:
     """Baseline: every workload on dedicated capacity sized for its peak (``ceil(max D)`` GPUs every hour).
 
@@ -200,7 +209,8 @@ def baseline_dedicated_for_peak(
     (4, 2920.0)
     """
     a = assumptions or DEFAULT_ASSUMPTIONS
-    p = _prepare(workloads, venues, hours, a, None if demand is None else np.asarray(demand, dtype=float))
+    p = _prepare(workloads, venues, hours, a, None if demand is None else np.asarray(demand, dtype=float),
+                 horizon_months)
     n = len(workloads)
     od = np.where(p.elig.on_demand, venues.on_demand_eur_per_gpu_hour[None, :], np.inf)
     best = np.argmin(od, axis=1) if venues.n_venues else np.zeros(n, dtype=int)
@@ -278,6 +288,7 @@ def sensitivity_to_on_demand_price(
     time_limit_s: float = 10.0,
     mip_rel_gap: float = 1e-4,
     assumptions: PlacementAssumptions | None = None,
+    horizon_months: int = DEFAULT_HORIZON_MONTHS,
 ) -> PriceSensitivity:
     """Re-solve :func:`place_portfolio` with every on-demand rate multiplied by each factor (keep it to a few).
 
@@ -300,9 +311,9 @@ def sensitivity_to_on_demand_price(
     for f in fs:
         scaled = venues.with_on_demand_factor(float(f))
         plan = place_portfolio(workloads, scaled, hours=hours, time_limit_s=time_limit_s,
-                               mip_rel_gap=mip_rel_gap, assumptions=a, demand=d)
+                               mip_rel_gap=mip_rel_gap, assumptions=a, demand=d, horizon_months=horizon_months)
         totals.append(plan.total_cost_eur_per_month)
         committed.append(plan.total_committed_gpus)
-        od.append(baseline_all_on_demand(workloads, scaled, hours=hours, assumptions=a,
-                                         demand=d).total_cost_eur_per_month)
+        od.append(baseline_all_on_demand(workloads, scaled, hours=hours, assumptions=a, demand=d,
+                                         horizon_months=horizon_months).total_cost_eur_per_month)
     return PriceSensitivity(fs, np.asarray(totals), np.asarray(committed, dtype=np.int64), np.asarray(od))

@@ -14,8 +14,15 @@ import numpy as np
 
 from engine.placement.defaults import COMMITMENT_REQUIRED
 
-_TEXT_FIELDS = ("venue_id", "provider", "gpu_model", "jurisdiction", "min_commitment", "reserved_estimate_source")
-_BOOL_FIELDS = ("has_infiniband", "has_nvlink", "is_eu_datacenter", "is_location_known", "reserved_is_estimated")
+_TEXT_FIELDS = ("venue_id", "provider", "gpu_model", "jurisdiction", "min_commitment", "reserved_estimate_source",
+                "tenancy")
+_BOOL_FIELDS = ("has_infiniband", "has_nvlink", "is_eu_datacenter", "is_location_known", "reserved_is_estimated",
+                "is_committable")
+#: Days in an average month [d] = 730 h / 24 (:data:`engine.tco.HOURS_PER_MONTH`).
+DAYS_PER_MONTH = 730.0 / 24.0
+#: ``tenancy`` values: dedicated (single-tenant, managed) hardware, shared/virtualised, the client's own cluster,
+#: or not stated by any source.
+TENANCIES = ("dedicated", "shared", "owned", "not stated")
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,15 @@ class Venues:
     reserved_estimate_source : numpy.ndarray of str
         Where an estimated reserved rate's discount comes from: ``"Epoch AI discount"``, ``"your assumed
         discount"``; ``""`` when the rate is not estimated.
+    lead_time_days : numpy.ndarray
+        Days from signing until the venue's committed capacity is usable [d]; NaN = not stated (taken as 0:
+        usable from the first month, and the plan says so). Before it has passed the venue holds no
+        committed GPUs (:meth:`usable_from_month`).
+    tenancy : numpy.ndarray of str
+        One of :data:`TENANCIES` (default ``"not stated"``).
+    is_committable : numpy.ndarray of bool
+        A commitment may be placed here (default True); False for an offer whose price is stale or whose
+        fabric/specs are not stated, unless the user opted in (:func:`engine.adapters.venues_from_offers`).
     """
 
     venue_id: np.ndarray
@@ -70,6 +86,9 @@ class Venues:
     min_commitment: np.ndarray
     min_commit_gpus: np.ndarray
     reserved_estimate_source: np.ndarray = ""  # type: ignore[assignment]  # broadcast to (n_venues,)
+    lead_time_days: np.ndarray = np.nan  # type: ignore[assignment]
+    tenancy: np.ndarray = "not stated"  # type: ignore[assignment]
+    is_committable: np.ndarray = True  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         n = len(np.atleast_1d(self.venue_id))
@@ -92,6 +111,10 @@ class Venues:
             raise ValueError("Venues.venue_id must be unique")
         if np.any(self.capacity_gpus < 0) or np.any(self.min_commit_gpus < 0):
             raise ValueError("capacity_gpus and min_commit_gpus must be >= 0")
+        if np.any(self.lead_time_days < 0) or np.any(np.isinf(self.lead_time_days)):
+            raise ValueError("lead_time_days must be finite and >= 0 (NaN = not stated)")
+        if not set(self.tenancy.tolist()) <= set(TENANCIES):
+            raise ValueError(f"tenancy must be one of {TENANCIES}")
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]]) -> Venues:
@@ -115,7 +138,8 @@ class Venues:
             "is_eu_datacenter": False, "jurisdiction": "other", "on_demand_eur_per_gpu_hour": nan,
             "spot_eur_per_gpu_hour": nan, "reserved_eur_per_gpu_hour": nan, "reserved_term_months": nan,
             "reserved_is_estimated": False, "capacity_gpus": math.inf, "min_commitment": "none",
-            "min_commit_gpus": 0.0, "reserved_estimate_source": "",
+            "min_commit_gpus": 0.0, "reserved_estimate_source": "", "lead_time_days": nan,
+            "tenancy": "not stated", "is_committable": True,
         }
         cols: dict[str, list[Any]] = {f.name: [] for f in fields(cls)}
         for row in rows:
@@ -151,6 +175,48 @@ class Venues:
         and lists only an hourly price, that price; else NaN (the venue sells no commitment)."""
         return np.where(np.isfinite(self.reserved_eur_per_gpu_hour), self.reserved_eur_per_gpu_hour,
                         np.where(self.requires_commitment, self.on_demand_eur_per_gpu_hour, np.nan))
+
+    def usable_from_month(self, horizon_months: int) -> np.ndarray:
+        """First month (0-based) in which the venue's committed capacity is usable, int ``(n_venues,)``.
+
+        ``ceil(lead_time_days / DAYS_PER_MONTH)``; a lead time not stated counts as 0; capped at
+        ``horizon_months`` (never usable within the horizon).
+
+        Examples
+        --------
+        >>> v = Venues.from_records([{"venue_id": "a"}, {"venue_id": "b", "lead_time_days": 91},
+        ...                          {"venue_id": "c", "lead_time_days": 5000}])
+        >>> v.usable_from_month(36).tolist()
+        [0, 3, 36]
+        """
+        days = np.nan_to_num(self.lead_time_days, nan=0.0)
+        months = np.ceil(np.round(days / DAYS_PER_MONTH, 9)).astype(np.int64)
+        return np.minimum(months, int(horizon_months))
+
+    def available_fraction(self, horizon_months: int) -> np.ndarray:
+        """Share of the horizon in which committed capacity is usable, ``(M - start) / M`` [-], ``(n_venues,)``."""
+        m = int(horizon_months)
+        return (m - self.usable_from_month(m)) / m
+
+    def subset(self, mask: np.ndarray) -> Venues:
+        """The venues where ``mask`` (bool ``(n_venues,)``) is True, in order."""
+        keep = np.asarray(mask, dtype=bool)
+        return replace(self, **{f.name: getattr(self, f.name)[keep] for f in fields(self)})
+
+    def without_commitments(self) -> Venues:
+        """Copy in which no venue sells committed capacity (pay-as-you-go rates only; venues that require
+        a commitment keep no price): the burst side of a strategy."""
+        return replace(self, reserved_eur_per_gpu_hour=np.full(self.n_venues, np.nan),
+                       on_demand_eur_per_gpu_hour=np.where(self.requires_commitment, np.nan,
+                                                           self.on_demand_eur_per_gpu_hour),
+                       reserved_is_estimated=np.zeros(self.n_venues, dtype=bool),
+                       is_committable=np.zeros(self.n_venues, dtype=bool))
+
+    @classmethod
+    def concat(cls, parts: Iterable[Venues]) -> Venues:
+        """The venues of several sets, in order (ids must stay unique)."""
+        ps = list(parts)
+        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in ps]) for f in fields(cls)})
 
     def with_on_demand_factor(self, factor: float) -> Venues:
         """Copy with every on-demand rate multiplied by ``factor`` (spot and reserved unchanged)."""

@@ -151,6 +151,9 @@ def test_one_and_three_year_commitment_prices_rank_only_offers_with_that_term(at
         frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
     prices = frame.set_index("offer_id")
     on_demand = ranking(at)
+    # Every 3-year price in the seed catalog is stale or on an offer without a stated fabric: left out unless the
+    # user opts in with "Use price outliers" (issue #29.4; test_a_multi_year_price_on_a_stale_offer_is_left_out).
+    at.toggle(key="_wl_scope_outliers").set_value(True).run()
     for choice, column in (("reserved-1y", "reserved_1y_eur_per_gpu_hour"), ("reserved-3y", "reserved_3y_eur_per_gpu_hour")):
         at.selectbox(key="_wl_price").set_value(choice).run()
         assert not at.exception
@@ -161,6 +164,18 @@ def test_one_and_three_year_commitment_prices_rank_only_offers_with_that_term(at
         both = table.index.intersection(on_demand.index)
         assert len(both) and (table.loc[both, "cost_eur"] < on_demand.loc[both, "cost_eur"]).all()
     assert at.session_state["scenario"].workload.price_type == "reserved-3y"
+
+
+def test_a_multi_year_price_on_a_stale_or_unstated_offer_is_left_out_unless_opted_in(at):
+    """Issue 29 item 4: no multi-year commitment on a stale or unstated offer by default (the outlier opt-in)."""
+    at.selectbox(key="_wl_price").set_value("reserved-3y").run()
+    assert not at.exception
+    reasons = " ".join(" ".join(map(str, d.value["reason"])) for d in at.dataframe if "reason" in d.value.columns)
+    assert "no multi-year commitment on an offer with a stale price" in reasons
+    ranked = [d.value for d in at.dataframe if "cost_eur" in d.value.columns and "offer_id" in d.value.columns]
+    before = len(ranked[0]) if ranked else 0
+    at.toggle(key="_wl_scope_outliers").set_value(True).run()
+    assert len(ranking(at)) > before
 
 
 def test_manual_layout_applies_to_every_offer_and_changes_the_scaling_loss(at):

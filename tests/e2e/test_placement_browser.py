@@ -32,3 +32,25 @@ def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
     # no error; a warning may stand (e.g. a stale price the plan uses: issue 14 item 7)
     expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
     expect(chart.locator(".main-svg").first).to_be_visible()
+
+
+def test_the_four_strategies_follow_the_own_cluster_lead_time(page: Page, app_url: str):
+    """Issue 29: the comparison's recommendation and its monthly ramp chart follow an own-cluster input."""
+    page.goto(f"{app_url}/placement")
+    expect(page.get_by_role("heading", name="Private or public core: four ways compared")).to_be_visible(
+        timeout=60_000)
+    ramp = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="month by month").first
+    expect(ramp.locator(".main-svg").first).to_be_visible(timeout=30_000)
+    table = page.locator('[data-testid="stDataFrame"]').filter(has_text="Managed dedicated + burst").first
+    expect(table).to_be_visible()
+    recommended = page.get_by_text(re.compile(r"^Recommended: .+ is the cheapest feasible way"))
+    expect(recommended).to_be_visible()
+    reasons = page.locator('[data-testid="stMarkdownContainer"]').filter(has=recommended)
+    expect(reasons).to_contain_text("lead time 182 days")
+
+    lead = page.get_by_role("spinbutton", name="Own cluster lead time (days)")
+    lead.fill("0")
+    page.get_by_role("button", name="Compare").click()
+    expect(reasons).to_contain_text("lead time 0 days", timeout=30_000)
+    expect(ramp.locator(".main-svg").first).to_be_visible()
+    expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)

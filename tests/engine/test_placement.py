@@ -683,7 +683,7 @@ def test_estimated_rates_name_their_discount_and_skip_marketplace_rows():
 
 def test_the_reason_names_the_users_assumed_discount_not_epoch():
     v = venues_from_offers(_two_provider_frame().iloc[:2], commitment_term_years=3,
-                           other_provider_discount_fraction=0.3)
+                           other_provider_discount_fraction=0.3, commit_on_stale_or_unknown=True)  # specs unstated
     plan = place_portfolio([Workload(name="steady", mean_gpus=8, peak_gpus=8, gpu_model="H100")], v, hours=168)
     pl = plan.placements[0]
     assert (pl.committed_venue_id, pl.committed_rate_is_estimated) == ("neo-h100", True)

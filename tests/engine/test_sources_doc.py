@@ -19,7 +19,7 @@ def sources_markdown() -> str:
     from domain.geography import EU_EEA_COUNTRY_CODES
     from engine import power
     from engine.placement import DEFAULT_ASSUMPTIONS as PLACEMENT
-    from engine.placement import EPOCH_COMMITMENT_DISCOUNT_FRACTION
+    from engine.placement import DEFAULT_OWN_LEAD_TIME_DAYS, EPOCH_COMMITMENT_DISCOUNT_FRACTION, OWN_LEAD_TIME_SOURCE
     from engine.scoring import CRITERIA, PRESETS
     from engine.tco import TcoInputs
     from engine.workload import DEFAULT_ASSUMPTIONS as WORKLOAD
@@ -47,7 +47,8 @@ def sources_markdown() -> str:
     table("TCO inputs (`engine.tco.TcoInputs`)", [a.row() for a in TcoInputs().assumptions()])
     table("Workload engine (`engine.workload.EngineAssumptions`)", [a.row() for a in WORKLOAD.table()])
     table("Power model (`engine.power.PowerModel`, shared by TCO and Workload)", [a.row() for a in power.table()])
-    table("Placement (`engine.placement.PlacementAssumptions`)", [a.row() for a in PLACEMENT.table()])
+    table("Placement (`engine.placement.PlacementAssumptions`)", [a.row() for a in PLACEMENT.table()]
+          + [("own_cluster_lead_time_days", DEFAULT_OWN_LEAD_TIME_DAYS, "d", OWN_LEAD_TIME_SOURCE)])
     table("Commitment discounts by provider (`engine.placement.EPOCH_COMMITMENT_DISCOUNT_FRACTION`)",
           [(p, f"1 y {d[1]:.0%}, 3 y {d[3]:.0%}", "-", "Epoch AI training-cost-trends constants.py DEFAULT_CUD")
            for p, d in EPOCH_COMMITMENT_DISCOUNT_FRACTION.items()])

@@ -1,0 +1,197 @@
+"""Private or public core, compared (issue #29): the Placement page's four strategies for the same portfolio,
+all on demand; own cluster + burst; managed dedicated + burst; reserved public + burst, each with its cost over
+the horizon, residency, lead time and what it assumes, the recommendation, and the monthly ramp as a chart.
+
+The own cluster's cost per GPU-hour comes from the Rent-or-own inputs of the scenario (one formula path:
+:class:`engine.placement.OwnCluster` calls :func:`engine.tco.horizon_cost_eur_per_gpu`). Managed dedicated
+venues are offer rows with ``is_dedicated`` True (workspace quotes merged into the offer frame).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.placement import (
+    MAX_HORIZON_MONTHS,
+    OWN_VENUE_ID,
+    OwnCluster,
+    PlacementInfeasibleError,
+    PlacementTooLargeError,
+    StrategyComparison,
+    Workload,
+    compare_strategies,
+    monthly_ramp,
+)
+from engine.tco import TcoInputs
+from ui.catalog import catalog_key
+from ui.charts import style
+from ui.format import SYMBOL, money, plain
+from ui.placement_charts import WORKLOAD_COLOURS, _money
+from ui.placement_venues import build_venues, with_priced_offers, workload_page_priced
+from ui.placement_view import portfolio, venue_frame, venue_labels
+from ui.scenario import DisplaySettings, OwnClusterSettings, PlacementSection, get_scenario, update_scenario
+
+K = "_plc"  # widget key prefix of this section
+BURST_COLOUR = "#9ca3af"
+
+
+def own_cluster(settings: OwnClusterSettings, tco: TcoInputs) -> OwnCluster | None:
+    """The engine's own-cluster venue from the page settings and the Rent-or-own inputs (None when left out)."""
+    if not settings.include:
+        return None
+    return OwnCluster(tco=tco, lead_time_days=settings.lead_time_days, fixed_gpus=settings.fixed_gpus,
+                      max_gpus=settings.max_gpus, reference_gpus=tco.cluster_gpus, country=settings.country,
+                      is_eu_datacenter=settings.is_eu_datacenter, is_eu_client=settings.is_eu_client,
+                      gpu_model=settings.gpu_model)
+
+
+def inputs(catalog: pd.DataFrame, section: PlacementSection) -> PlacementSection:
+    """The horizon and own-cluster form; a valid submit is written to the scenario. Returns the section to use."""
+    own = section.own_cluster
+    ss = st.session_state
+    for name, value in {"horizon": section.horizon_months, "own": own.include, "lead": float(own.lead_time_days),
+                        "fixed": int(own.fixed_gpus or 0), "max": float(own.max_gpus or 0), "country": own.country,
+                        "eu_site": own.is_eu_datacenter, "eu_client": own.is_eu_client, "gpu": own.gpu_model}.items():
+        ss.setdefault(f"{K}_{name}", value)
+    models = sorted(set(catalog["gpu_model"].dropna()) | {own.gpu_model})
+    with st.form("plc_form", border=True):
+        a, b, c = st.columns(3)
+        a.number_input("Horizon (months)", 1, MAX_HORIZON_MONTHS, step=1, key=f"{K}_horizon",
+                       help="Lead times count in it: before a venue is ready the plan bursts.")
+        b.toggle("Include our own cluster", key=f"{K}_own",
+                 help="Priced by the Rent-or-own page's inputs (capex, depreciation, cost of capital, power, "
+                      "colocation, staff, resale).")
+        c.selectbox("Own cluster GPU model", models, key=f"{K}_gpu")
+        a, b, c = st.columns(3)
+        a.number_input("Own cluster lead time (days)", 0.0, 3650.0, step=7.0, key=f"{K}_lead",
+                       help="Default two quarters: the seed guide says lead times for dedicated GPU clusters 'can "
+                            "stretch to quarters rather than weeks'.")
+        b.number_input("Own cluster size (GPUs, 0 = the plan chooses)", 0, 100_000, step=8, key=f"{K}_fixed")
+        c.number_input("Most GPUs to buy when the plan chooses (0 = no cap)", 0.0, 100_000.0, step=8.0,
+                       key=f"{K}_max")
+        a, b, c = st.columns(3)
+        a.text_input("Own site country", max_chars=60, key=f"{K}_country", placeholder="e.g. DE")
+        b.checkbox("Own site is in the EU/EEA", key=f"{K}_eu_site")
+        c.checkbox("We are an EU organisation (EU parent)", key=f"{K}_eu_client")
+        st.form_submit_button("Compare", icon=":material/compare_arrows:", key=f"{K}_submit")
+    settings = OwnClusterSettings(
+        include=bool(ss[f"{K}_own"]), lead_time_days=float(ss[f"{K}_lead"]), fixed_gpus=int(ss[f"{K}_fixed"]) or None,
+        max_gpus=float(ss[f"{K}_max"]) or None, country=str(ss[f"{K}_country"]).strip()[:60],
+        is_eu_datacenter=bool(ss[f"{K}_eu_site"]), is_eu_client=bool(ss[f"{K}_eu_client"]), gpu_model=str(ss[f"{K}_gpu"]))
+    new = section.model_copy(update={"own_cluster": settings, "horizon_months": int(ss[f"{K}_horizon"])})
+    if new != section:
+        update_scenario(placement=new)
+    return new
+
+
+@st.cache_data(ttl=600, max_entries=32, show_spinner="Comparing the four strategies…")
+def _compare(_catalog: pd.DataFrame, key: tuple, workloads_json: str, settings_json: str, tco_json: str,
+             priced: tuple[str, tuple[str, ...]] | None = None) -> StrategyComparison | str:
+    workloads: tuple[Workload, ...] = with_priced_offers(
+        PlacementSection.model_validate_json(workloads_json).workloads, priced)
+    s = PlacementSection.model_validate_json(settings_json)
+    frame, _, _ = venue_frame(_catalog, s.scope, s.residency)
+    try:
+        return compare_strategies(workloads, build_venues(frame, s),
+                                  own_cluster(s.own_cluster, TcoInputs.model_validate_json(tco_json)),
+                                  horizon_months=s.horizon_months)
+    except (PlacementTooLargeError, PlacementInfeasibleError) as exc:
+        return str(exc)
+
+
+def compare(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) -> StrategyComparison | str:
+    """The four strategies for the page's portfolio (cached per portfolio, settings, TCO inputs and catalog)."""
+    workloads = PlacementSection(workloads=list(portfolio(section))).model_dump_json(include={"workloads"})
+    settings = section.model_dump_json(exclude={"workloads", "example"})
+    return _compare(catalog, catalog_key(usd_per_eur), workloads, settings,
+                    get_scenario().tco.inputs.model_dump_json(), workload_page_priced(section, usd_per_eur))
+
+
+def table(c: StrategyComparison, display: DisplaySettings) -> pd.DataFrame:
+    """One row per strategy: cost over the horizon and per month, committed GPUs, residency, lead time, assumptions."""
+    rows = []
+    for r in c.results:
+        cost = r.total_cost_eur
+        rows.append({
+            "Strategy": ("★ " if r.key == c.recommended else "") + r.label,
+            f"Cost over {c.horizon_months} months": money(cost, display, 0) if math.isfinite(cost) else "not possible",
+            "Per month": money(cost / c.horizon_months, display, 0) if math.isfinite(cost) else "—",
+            "Committed GPUs": str(r.committed_gpus) if r.plan is not None else "—",
+            "Residency": r.residency, "Lead time": r.lead_time,
+            "Assumes": "; ".join(r.assumptions) or "—",
+            "Why not": "; ".join(r.problems) if not r.feasible else "",
+        })
+    return pd.DataFrame(rows)
+
+
+def recommendation(c: StrategyComparison) -> str:
+    """The recommendation and its reasons, as plain text (venue ids and quote labels may be user text)."""
+    if c.recommended is None:
+        return "**No strategy can place every workload.** " + plain("; ".join(c.reasons))
+    head, *rest = c.reasons
+    return f"**Recommended: {plain(head)}.**\n\n" + "\n".join(f"- {plain(r)}" for r in rest)
+
+
+def ramp_chart(c: StrategyComparison, key: str, catalog: pd.DataFrame, display: DisplaySettings) -> go.Figure:
+    """Stacked monthly bars of committed GPUs per venue (after each lead time) and the average GPUs bursting,
+    with the strategy's monthly cost as a line on the second axis."""
+    r = c.result(key)
+    fig = go.Figure()
+    if r.plan is None:
+        return style(fig, height=380, title=f"{r.label}: not possible")
+    ramp = monthly_ramp(r.plan)
+    labels = {**venue_labels(catalog), OWN_VENUE_ID: "Own cluster"}
+    for i, (vid, gpus) in enumerate(ramp.committed_gpus.items()):
+        fig.add_trace(go.Bar(x=ramp.month, y=gpus, name=f"committed · {labels.get(vid, vid)}",
+                             marker_color=WORKLOAD_COLOURS[i % len(WORKLOAD_COLOURS)],
+                             hovertemplate="month %{x}: %{y:.0f} committed GPUs<extra></extra>"))
+    fig.add_trace(go.Bar(x=ramp.month, y=ramp.burst_gpu_hours / 730.0, name="burst (average GPUs, paid as used)",
+                         marker_color=BURST_COLOUR, hovertemplate="month %{x}: %{y:.1f} GPUs bursting on average"
+                                                                  "<extra></extra>"))
+    sym = SYMBOL[display.currency]
+    fig.add_trace(go.Scatter(x=ramp.month, y=_money(ramp.cost_eur, display), name="cost per month", yaxis="y2",
+                             mode="lines", line=dict(color="#1f2933", width=2),
+                             hovertemplate=f"month %{{x}}: {sym}%{{y:,.0f}}<extra></extra>"))
+    fig.update_layout(barmode="stack", yaxis=dict(title="GPUs", rangemode="tozero"),
+                      yaxis2=dict(title=f"{sym} per month", overlaying="y", side="right", rangemode="tozero",
+                                  tickprefix=sym, showgrid=False),
+                      xaxis=dict(title="Month", dtick=max(1, c.horizon_months // 12)))
+    return style(fig, height=420, title=f"{r.label}: month by month (the ramp while capacity becomes ready)")
+
+
+def feasible_keys(c: StrategyComparison) -> list[str]:
+    """Strategies with a plan, recommended first (the chart picker's options)."""
+    keys = [r.key for r in c.results if r.plan is not None]
+    return sorted(keys, key=lambda k: (k != c.recommended, keys.index(k)))
+
+
+def draw(section: PlacementSection, catalog: pd.DataFrame, display: DisplaySettings) -> None:
+    """The whole section: inputs, table, recommendation and the ramp chart."""
+    st.subheader("Private or public core: four ways compared")
+    st.caption("The same portfolio planned four ways. Own cluster: priced by the Rent-or-own page's inputs over the "
+               "months it is usable. Managed dedicated: offers or quotes marked dedicated (single-tenant). Reserved "
+               "public: published (or estimated) committed prices. Every strategy bursts on the same pay-as-you-go "
+               "offers, and before a venue's lead time has passed it bursts everything.")
+    section = inputs(catalog, section)
+    c = compare(section, catalog, display.usd_per_eur)
+    if isinstance(c, str):
+        st.error(f"**Nothing was compared.** {plain(c)}", icon=":material/block:")
+        return
+    st.dataframe(table(c, display), hide_index=True, width="stretch", key="plc_table", row_height=72,
+                 column_config={"Assumes": st.column_config.TextColumn("Assumes", width="large"),
+                                "Why not": st.column_config.TextColumn("Why not", width="medium")})
+    st.markdown(recommendation(c))
+    keys = feasible_keys(c)
+    if keys:
+        pick = st.radio("Ramp of", keys, horizontal=True, key=f"{K}_ramp",
+                        format_func=lambda k: c.result(k).label)
+        st.plotly_chart(ramp_chart(c, pick or keys[0], catalog, display), width="stretch", key="plc_ramp")
+    unknown = np.isinf(build_venues(venue_frame(catalog, section.scope, section.residency)[0], section).capacity_gpus)
+    if unknown.any():
+        st.caption(f":material/help: Capacity not stated for {int(unknown.sum())} offers: the plan takes them as "
+                   "unlimited. Cap a venue under *Venue settings* above.")

@@ -1,0 +1,64 @@
+"""The Placement page's venues: catalog (and quote) rows as engine venues under the page's settings, and the
+Workload page's job as a venue restriction (issue #29.5: the plan uses only offers the Workload engine can price).
+
+Kept apart from :mod:`ui.placement_view` so both the plan and the four-strategy comparison
+(:mod:`ui.placement_compare`) build their venues through one path.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from engine.adapters import is_marketplace, venues_from_offers
+from engine.placement import Workload, WorkloadKind
+from ui.scenario import PlacementSection, get_scenario
+
+
+def build_venues(frame: pd.DataFrame, s: PlacementSection):
+    """The venue rows as engine venues under the page's settings (capacity caps, commitment term, assumed
+    discount, the stale/unstated opt-in); marketplace hosts sell no commitment, so their missing reserved rate
+    is never estimated from a discount."""
+    market = frame.loc[is_marketplace(frame), "offer_id"].tolist()
+    return venues_from_offers(frame, capacity_gpus=s.capacity_gpus, commitment_term_years=s.commitment_term_years,
+                              other_provider_discount_fraction=s.other_provider_discount_fraction,
+                              no_estimate_offer_ids=market, commit_on_stale_or_unknown=s.commit_on_stale_or_unknown)
+
+
+def workload_page_priced(section: PlacementSection, usd_per_eur: float) -> tuple[str, tuple[str, ...]] | None:
+    """(the Workload page's mode, the offer ids its engine can price for its job), or None when not matched."""
+    if not section.match_workload_page:
+        return None
+    from ui.workload_view import price_workload  # lazy: the Workload page's module is large
+
+    wl = get_scenario().workload
+    offers_ = price_workload(wl, usd_per_eur).offers
+    return wl.mode, tuple(sorted(offers_.loc[~offers_["engine_excluded"].astype(bool), "offer_id"]))
+
+
+def with_priced_offers(workloads, priced: tuple[str, tuple[str, ...]] | None) -> tuple[Workload, ...]:
+    """Workloads of the Workload page's kind restricted to the offers its engine prices (others unchanged)."""
+    if priced is None:
+        return tuple(workloads)
+    mode, ids = priced
+    kind = WorkloadKind.TRAINING if mode == "training" else WorkloadKind.INFERENCE
+    allowed = frozenset(ids)
+    return tuple(w.model_copy(update={"allowed_venue_ids": allowed}) if w.kind == kind else w for w in workloads)
+
+
+def venue_facts(catalog: pd.DataFrame, offer_id: str | None, caps: dict[str, float]) -> str:
+    """'dedicated · 16 GPUs · 45 days lead time' for a committed venue; 'not stated' for what nobody states."""
+    if offer_id is None or offer_id not in set(catalog["offer_id"]):
+        return "—"
+    row = catalog.set_index("offer_id").loc[offer_id]
+    ded = row.get("is_dedicated")
+    known = ded is not None and not (not isinstance(ded, str) and pd.isna(ded))
+    tenancy = "dedicated: not stated" if not known else "dedicated" if bool(ded) else "shared"
+    stated = row.get("capacity_gpus")
+    stated = None if stated is None or pd.isna(stated) else float(stated)
+    given = [v for v in (stated, caps.get(offer_id)) if v is not None]
+    cap = min(given) if given else None
+    capacity = "capacity not stated (unlimited assumed)" if cap is None else f"{cap:g} GPUs" + (
+        " (your cap)" if offer_id in caps and (stated is None or caps[offer_id] < stated) else "")
+    lead = row.get("lead_time_days")
+    lead_text = "lead time not stated" if lead is None or pd.isna(lead) else f"{float(lead):g} days lead time"
+    return f"{tenancy} · {capacity} · {lead_text}"
