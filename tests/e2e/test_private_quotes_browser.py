@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import zipfile
 from urllib.parse import parse_qs, urlsplit
@@ -91,7 +92,10 @@ def test_anonymous_visitor_after_an_editor_sees_no_private_quote(page: Page, bro
     expect(page.get_by_text("Signed in as alice (editor)")).to_be_visible(timeout=30_000)
     _include_private_prices(page)
     # The control: the editor's placement plan bursts on the private quote, so the check below can see a leak.
-    editor_saw = _open(page, url, "placement") + _open(page, url, "providers") + _open(page, url, "scoring")
+    _open(page, url, "placement")
+    # The plan's reasons draw after the run; wait for them rather than for a fixed time (issue #32 item 9).
+    expect(page.get_by_text(re.compile(r"0\.42 EUR/GPU-h")).first).to_be_attached(timeout=120_000)
+    editor_saw = page.content() + _open(page, url, "providers") + _open(page, url, "scoring")
     assert "0.42 EUR/GPU-h" in editor_saw
     _open(page, url, "workload")
 
