@@ -3,7 +3,7 @@
 import streamlit as st
 
 from catalog.importer import export_csv, export_excel
-from ui import brief, charts, offer_scope
+from ui import brief, catalog_counts, charts, offer_scope
 from ui.catalog import get_store, offers, provider_facts, table
 from ui.providers_view import (
     clear_filters,
@@ -43,10 +43,9 @@ def _offers() -> None:
                 "do not document the inter-node fabric or the data-centre country.", icon=":material/filter_alt_off:")
         st.button("Clear all filters", on_click=clear_filters, key="prov_clear_empty")
     else:
-        n_stale = int(result["is_stale"].sum())
         n_outliers = int(result["price_outlier"].sum())
-        st.markdown(f"**{len(result)} offers** from {result['provider_id'].nunique()} providers · "
-                    f"{n_stale} observed more than 180 days ago · {n_outliers} with a flagged price outlier · prices "
+        st.markdown(f"{catalog_counts.subset_line(result, 'under these filters', get_scenario().brief)} · "
+                    f"{n_outliers} with a flagged price outlier · prices "
                     f"in {display.currency} at {display.usd_per_eur:.4f} USD/EUR · {sorted_by}")
         frame, config = offer_table(result, display)
         st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="prov_table",

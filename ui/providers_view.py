@@ -163,7 +163,8 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
         "uptime_sla_pct": st.column_config.NumberColumn("Uptime SLA", format="%.2f%%"),
         "verification_status": st.column_config.TextColumn("Trust", help="claimed: secondary source · verified: provider page · benchmarked: measured"),
         "as_of": st.column_config.TextColumn("As of"),
-        "age": st.column_config.TextColumn("Age", help=f"Stale after {STALE_AFTER_DAYS} days"),
+        "age": st.column_config.TextColumn("Row age", help=f"Days since this offer row was observed (As of); ⚠ after "
+                                     f"{STALE_AFTER_DAYS} days: re-verify the row. The price's own age is under Flags"),
         "flags": st.column_config.TextColumn("Flags", help="⚠ price outlier: far from every other price of this GPU "
                                              "model (left out of rankings and cheapest answers unless you include "
                                              f"outliers there) · ⚠ stale price: retrieved more than {STALE_AFTER_DAYS} days ago"),
@@ -187,7 +188,7 @@ def suggested_comparison(df: pd.DataFrame) -> list[str] | None:
     page puts in front of a client unasked). None when fewer than two offers are shown."""
     if len(df) < 2:
         return None
-    sound = ~df["is_stale"].astype(bool) & ~df["price_outlier"].astype(bool)
+    sound = ~offer_scope.price_is_stale(df) & ~df["price_outlier"].astype(bool)
     return [*df.loc[sound, "offer_id"], *df.loc[~sound, "offer_id"]][:2]
 
 
