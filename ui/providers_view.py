@@ -182,6 +182,18 @@ def comparison_options(df: pd.DataFrame) -> dict[str, str]:
     return dict(zip(df["offer_id"], offer_scope.picker_labels(df), strict=True))
 
 
+def comparison_candidates(shown: pd.DataFrame, catalog: pd.DataFrame, saved: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The offers the comparison can pick from: those the filters show, plus the scenario's saved picks that the
+    filters hide (a share link's comparison is restored whatever the filters; the page names them). Returns the
+    candidates and the saved offers outside the filters, in their saved order (ids no longer in the catalog are
+    dropped)."""
+    outside = [o for o in saved if o not in set(shown["offer_id"]) and o in set(catalog["offer_id"])]
+    if not outside:
+        return shown, []
+    extra = catalog.set_index("offer_id").loc[outside].reset_index()
+    return pd.concat([shown, extra], ignore_index=True), outside
+
+
 def suggested_comparison(df: pd.DataFrame) -> list[str] | None:
     """The two offers the comparison starts with: the first whose price is current and not a flagged outlier,
     then the others in the table's order (a stale or outlying price stays pickable; it is just not what the
