@@ -79,7 +79,7 @@ def test_sign_in_edit_a_price_and_see_it_everywhere(page: Page, oidc_app):
     expect(page.get_by_text(re.compile(r"This page differs"))).to_be_visible(timeout=20_000)
     page.get_by_label("Max price (€ per GPU-hour)", exact=True).fill("0.02")
     page.keyboard.press("Enter")
-    expect(page.get_by_text(re.compile(r"^1 offers from 1 providers"))).to_be_visible(timeout=20_000)
+    expect(page.get_by_text(re.compile(r"^1 offer from 1 provider\b"))).to_be_visible(timeout=20_000)
 
     page.get_by_role("link", name="Catalog editor").click()
     page.get_by_role("tab", name="History").click()
