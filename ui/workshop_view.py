@@ -317,10 +317,9 @@ def export(store: CatalogStore, scenario: Scenario, record: dict | None) -> None
     h1, h2 = st.columns(2)
     _prefill("ws_x_client", (record or {}).get("client") or "")
     _prefill("ws_x_name", st.session_state.get(SCENARIO_NAME_KEY) or "")
-    client = h1.text_input("Client (report header)", key="ws_x_client", max_chars=120,
-                           help="Prefilled from the open workspace's client")
-    name = h2.text_input("Scenario name (report header)", key="ws_x_name", max_chars=120, placeholder="e.g. Baseline",
-                         help="Prefilled from the scenario last saved or loaded in this workspace")
+    # prefilled from the open workspace's client and the scenario last saved or loaded (#27.12)
+    client = h1.text_input("Client (report header)", key="ws_x_client", max_chars=120)
+    name = h2.text_input("Scenario name (report header)", key="ws_x_name", max_chars=120, placeholder="e.g. Baseline")
     header = {"client": client.strip(), "scenario_name": name.strip()}
     current = fingerprint(store, scenario, header["client"], header["scenario_name"])
     c1, c2 = st.columns(2)
