@@ -67,11 +67,12 @@ class OfferCounts:
     providers: int
     stale_prices: int  # offers whose price is stale
 
-    def text(self) -> str:
-        """'258 offers from 23 providers · 73 with a stale price (retrieved more than 180 days ago)'."""
+    def text(self, *, why: bool = True) -> str:
+        """'258 offers from 23 providers · 73 with a stale price (retrieved more than 180 days ago)'; ``why=False``
+        leaves out the parenthesis (a second line under one that states it)."""
         return (f"{self.offers} offer{'s' * (self.offers != 1)} from {self.providers} provider"
-                f"{'s' * (self.providers != 1)} · {self.stale_prices} with a stale price (retrieved more than "
-                f"{STALE_AFTER_DAYS} days ago)")
+                f"{'s' * (self.providers != 1)} · {self.stale_prices} with a stale price"
+                + (f" (retrieved more than {STALE_AFTER_DAYS} days ago)" if why else ""))
 
 
 def offer_counts(offers: pd.DataFrame, today: dt.date | None = None) -> OfferCounts:

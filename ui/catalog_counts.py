@@ -34,7 +34,7 @@ def catalog_counts(frame: pd.DataFrame, brief: ClientBrief, today: dt.date | Non
 
 def banner_line(counts: CatalogCounts) -> str:
     """'**Catalog:** 258 offers from 23 providers · 73 with a stale price (…) · **meeting the brief:** 12 offers …'."""
-    return f"**Catalog:** {counts.catalog.text()}  \n**Meeting the brief:** {counts.in_scope.text()}"
+    return f"**Catalog:** {counts.catalog.text()}  \n**Meeting the brief:** {counts.in_scope.text(why=False)}"
 
 
 def subset_line(subset: pd.DataFrame, what: str, brief: ClientBrief, today: dt.date | None = None) -> str:
