@@ -180,8 +180,8 @@ def capability_comparison(df: pd.DataFrame) -> go.Figure:
         ("inter_node_bandwidth_gbps_per_gpu", "Inter-node per GPU (Gb/s)"),
     ]
     labels = offer_label(df).str.slice(0, 40)
-    big = presenting()  # projector: each panel's title on two lines, so that it stays inside its quarter
-    fig = make_subplots(rows=1, cols=4, subplot_titles=[wrap(m[1], 16) if big else m[1] for m in metrics],
+    big = presenting()  # projector: each panel's title on up to three lines, so that it stays inside its quarter
+    fig = make_subplots(rows=1, cols=4, subplot_titles=[wrap(m[1], 11) if big else m[1] for m in metrics],
                         shared_yaxes=True, horizontal_spacing=0.04)
     for i, (col, _) in enumerate(metrics, start=1):
         values = df[col].astype(float)
@@ -194,7 +194,7 @@ def capability_comparison(df: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(autorange="reversed")
     fig.update_annotations(font_size=fs(14))
     fig = style(fig, height=140 + 60 * len(df))
-    return fig.update_layout(margin_t=80) if big else fig
+    return fig.update_layout(margin_t=100) if big else fig
 
 
 def spec_scatter(specs: pd.DataFrame) -> go.Figure:

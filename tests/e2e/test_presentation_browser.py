@@ -47,8 +47,8 @@ def test_normal_mode_keeps_the_compact_style(page: Page, app_url: str):
 
 
 # --------------------------------------------------------------------------------------------------
-# Issue #27.15: at 1280x720 no metric value wraps inside a number, no chart text leaves its figure, and
-# collapsing the sidebar gives the page the full width.
+# Issue #27.15: at 1280x720 no metric value wraps inside a number, no chart text leaves its figure or runs over
+# another, and collapsing the sidebar gives the page the full width.
 # --------------------------------------------------------------------------------------------------
 
 PROJECTOR = {"width": 1280, "height": 720}
@@ -67,6 +67,21 @@ _CHART_TEXT_JS = """() => { const out = [];
         if (!t.textContent.trim()) return; const b = t.getBoundingClientRect(); if (!b.width && !b.height) return;
         const off = [f.left - b.left, b.right - f.right, f.top - b.top, b.bottom - f.bottom];
         if (Math.max(...off) > 1) out.push([i, t.textContent.slice(0, 50), off.map(Math.round)]); }); });
+    return out; }"""
+
+
+#: Pairs of texts of one figure whose boxes overlap by more than a fifth of the smaller (rotated tick labels, whose
+#: axis-aligned boxes overlap while their glyphs do not, are left out).
+_CHART_OVERLAP_JS = """() => { const out = [];
+    document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
+      const boxes = [...chart.querySelectorAll('svg text')]
+        .filter(t => t.textContent.trim() && !/rotate/.test(t.getAttribute('transform') || ''))
+        .map(t => [t.textContent.slice(0, 40), t.getBoundingClientRect()]).filter(([, b]) => b.width && b.height);
+      for (let a = 0; a < boxes.length; a++) for (let b = a + 1; b < boxes.length; b++) {
+        const [ta, A] = boxes[a], [tb, B] = boxes[b];
+        const w = Math.min(A.right, B.right) - Math.max(A.left, B.left);
+        const h = Math.min(A.bottom, B.bottom) - Math.max(A.top, B.top);
+        if (w > 2 && h > 2 && w * h > 0.2 * Math.min(A.width * A.height, B.width * B.height)) out.push([i, ta, tb]); } });
     return out; }"""
 
 
@@ -96,6 +111,8 @@ def _assert_fits(page: Page, where: str) -> None:
     assert not broken, (where, broken)
     out = page.evaluate(_CHART_TEXT_JS)
     assert not out, (where, out[:8])
+    overlapping = page.evaluate(_CHART_OVERLAP_JS)
+    assert not overlapping, (where, overlapping[:8])
 
 
 @pytest.mark.parametrize(("path", "charts", "metrics"), [
