@@ -8,6 +8,7 @@ from catalog.coverage import PRICE_FRESH_DAYS, shortlist_summary
 from catalog.store import STALE_AFTER_DAYS
 from ui import brief, charts
 from ui.catalog import coverage, get_store, headline_coverage, offers, summary
+from ui.catalog_counts import catalog_counts
 from ui.format import age_days
 from ui.scenario import get_scenario
 
@@ -23,15 +24,20 @@ st.markdown(
 brief.draw_editor()
 
 s = summary()
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Providers", s["providers"])
-c2.metric("Offers", s["offers"])
-c3.metric("Current prices", s["current_prices"], help=f"Newest observation {s['newest_price']}")
-c4.metric(f"Stale rows (> {STALE_AFTER_DAYS} d)", s["stale_offers"] + s["stale_providers"] + s["stale_prices"],
-          help=f"{s['stale_offers']} offers, {s['stale_providers']} providers, {s['stale_prices']} prices need re-verification",
-          delta_color="off")
-
 all_offers = offers(None, display.usd_per_eur)
+counts = catalog_counts(all_offers, get_scenario().brief)  # the definitions every page counts with (#27.17)
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Providers with offers", counts.catalog.providers,
+          help=f"{s['providers']} providers on record; those without an offer are not counted")
+c2.metric("Offers", counts.catalog.offers, help=f"{s['current_prices']} current prices; newest observation "
+          f"{s['newest_price']}")
+c3.metric(f"Stale prices (> {STALE_AFTER_DAYS} d)", counts.catalog.stale_prices,
+          help=f"Offers whose newest current price was retrieved more than {STALE_AFTER_DAYS} days ago. The Editor's "
+               f"re-verification list also holds {s['stale_providers']} provider and {s['stale_offers']} offer rows",
+          delta_color="off")
+c4.metric("Offers meeting the brief", counts.in_scope.offers,
+          help=f"From {counts.in_scope.providers} providers; {counts.in_scope.stale_prices} with a stale price")
+
 short = shortlist_summary(all_offers, dt.date.today())
 st.subheader("EU-sovereign H100/H200 shortlist")
 k1, k2, k3 = st.columns(3)

@@ -3,10 +3,12 @@
 import streamlit as st
 
 from catalog.importer import export_csv, export_excel
-from ui import brief, charts, offer_scope
+from ui import brief, catalog_counts, charts, offer_scope
 from ui.catalog import get_store, offers, provider_facts, table
+from ui.format import plain
 from ui.providers_view import (
     clear_filters,
+    comparison_candidates,
     comparison_frame,
     comparison_options,
     filter_widgets,
@@ -17,7 +19,7 @@ from ui.providers_view import (
     spec_table,
     suggested_comparison,
 )
-from ui.scenario import get_scenario
+from ui.scenario import MAX_COMPARED_OFFERS, ProvidersSection, get_scenario, update_scenario
 
 display = get_scenario().display
 store = get_store()
@@ -29,11 +31,13 @@ brief.draw_banner("providers", brief.provider_differences(get_scenario().brief))
 options = {**store.filter_options(), "certifications": offer_scope.certification_options(offers(None, display.usd_per_eur))}
 filters = filter_widgets(options, display)
 result, sorted_by = sort_offers(seat_and_certification_filter(offers(filters, display.usd_per_eur)), filters.price_types)
-PICKS = "_prov_compare_picks"  # the comparison's picks, kept while another tab is open (its widget is not drawn)
 
 
 def _keep_picks() -> None:
-    st.session_state[PICKS] = list(st.session_state.get("prov_compare") or [])
+    """The comparison's picks live in the scenario (#27.12): kept while another tab is open, saved, and carried
+    by a share link."""
+    picks = tuple(st.session_state.get("prov_compare") or ())
+    update_scenario(providers=ProvidersSection(compare_offer_ids=picks))
 
 
 def _offers() -> None:
@@ -43,10 +47,9 @@ def _offers() -> None:
                 "do not document the inter-node fabric or the data-centre country.", icon=":material/filter_alt_off:")
         st.button("Clear all filters", on_click=clear_filters, key="prov_clear_empty")
     else:
-        n_stale = int(result["is_stale"].sum())
         n_outliers = int(result["price_outlier"].sum())
-        st.markdown(f"**{len(result)} offers** from {result['provider_id'].nunique()} providers · "
-                    f"{n_stale} observed more than 180 days ago · {n_outliers} with a flagged price outlier · prices "
+        st.markdown(f"{catalog_counts.subset_line(result, 'under these filters', get_scenario().brief)} · "
+                    f"{n_outliers} with a flagged price outlier · prices "
                     f"in {display.currency} at {display.usd_per_eur:.4f} USD/EUR · {sorted_by}")
         frame, config = offer_table(result, display)
         st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="prov_table",
@@ -62,14 +65,20 @@ def _offers() -> None:
 
 def _compare() -> None:
     """Two to four offers side by side."""
-    choices = comparison_options(result)
-    kept = [offer for offer in st.session_state.get(PICKS, []) if offer in choices]
-    picked = st.multiselect("Pick 2 to 4 offers", list(choices), format_func=choices.get, max_selections=4,
-                            default=kept or suggested_comparison(result), key="prov_compare", on_change=_keep_picks)
+    saved = list(get_scenario().providers.compare_offer_ids)
+    candidates, outside = comparison_candidates(result, offers(None, display.usd_per_eur), saved)
+    choices = comparison_options(candidates)
+    kept = [offer for offer in saved if offer in choices]
+    picked = st.multiselect(f"Pick 2 to {MAX_COMPARED_OFFERS} offers", list(choices), format_func=choices.get,
+                            max_selections=MAX_COMPARED_OFFERS, default=kept or suggested_comparison(result),
+                            key="prov_compare", on_change=_keep_picks)
+    if outside:
+        st.caption(f"{len(outside)} of the compared offers lie outside the current filters (kept from the scenario "
+                   "or its share link): " + ", ".join(plain(choices[o]) for o in outside) + ".")
     if len(picked) < 2:
         st.info("Pick at least two offers to compare them side by side.")
     else:
-        chosen = result.set_index("offer_id").loc[picked].reset_index()
+        chosen = candidates.set_index("offer_id").loc[picked].reset_index()
         st.plotly_chart(charts.price_comparison(chosen, display), width="stretch", key="prov_cmp_price")
         st.plotly_chart(charts.capability_comparison(chosen), width="stretch", key="prov_cmp_caps")
         st.dataframe(comparison_frame(chosen, display), width="stretch", key="prov_cmp_table")

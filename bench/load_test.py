@@ -108,7 +108,7 @@ NAV = '[data-testid="stSidebarNav"]'
 #: Element containers of the current script run (Streamlit keeps the previous run's copy, data-stale="true",
 #: until the new one arrives: a result is read from the live ones only).
 LIVE = '[data-testid="stElementContainer"][data-stale="false"]'
-OFFER_COUNT = re.compile(r"^(\d+) offers from (\d+) providers")
+OFFER_COUNT = re.compile(r"^(\d+) offers? from (\d+) providers?\b")  # "1 offer from 1 provider" (#27.17)
 #: The headlines the inputs change on TCO, Workload and Scoring (read by both kinds of viewer).
 TCO_HEADLINE = re.compile(r"^Over \d+ (years|months) at \d+% utilisation, ")
 WORKLOAD_VERDICT = re.compile(r"^Cheapest:.+ per job")
@@ -708,7 +708,7 @@ class Viewer:
             await box.fill(str(FILTER_EUR))
             await box.press("Enter")
             await expect(page.locator(LIVE).filter(has_text=OFFER_COUNT).first).to_have_text(
-                re.compile(rf"^{n_offers} offers from {n_providers} providers"), timeout=self.timeout)
+                re.compile(rf"^{n_offers} offers? from {n_providers} providers?\b"), timeout=self.timeout)
             self.report.final_checks.append(time.perf_counter() - t0)
             return True
         except asyncio.CancelledError:
@@ -860,7 +860,7 @@ class WsViewer:
             await self._step(lambda: s.set("prov_clear", True))
             result = await self._step(lambda: s.set("prov_maxprice", FILTER_EUR))
             shown = result.text(OFFER_COUNT)
-            if not shown or not shown.startswith(f"{n_offers} offers from {n_providers} providers"):
+            if not shown or not re.match(rf"{n_offers} offers? from {n_providers} providers?\b", shown):
                 raise RuntimeError(f"expected {n_offers} offers from {n_providers} providers, saw {shown!r}"[:200])
             self.report.final_checks.append(time.perf_counter() - t0)
             return True

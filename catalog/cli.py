@@ -51,6 +51,7 @@ def report(path) -> int:
     """Print what a data editor should refresh next. Opens the file read-only (stop the app first)."""
     import pandas as pd
 
+    from catalog.counts import offer_counts, stale_rows_text
     from catalog.store import CatalogStore
 
     pd.set_option("display.width", 160)
@@ -59,7 +60,9 @@ def report(path) -> int:
     try:
         with CatalogStore(path, read_only=True) as store:
             s = store.summary()
-            print(f"Catalog {path}: {s['providers']} providers, {s['offers']} offers, {s['current_prices']} current prices")
+            counts = offer_counts(store.list_offers(None, usd_per_eur=1.0))
+            print(f"Catalog {path}: {s['providers']} providers on record, {counts.text()}; {s['current_prices']} "
+                  "current prices")
             print("\n== Where the differentiating facts stand ==")
             print(store.headline_coverage().to_string(index=False))
             print("\n== Offers missing each field ==")
@@ -70,7 +73,7 @@ def report(path) -> int:
             print(store.price_age_histogram().to_string(index=False))
             _sovereignty_report(store)
             stale = store.stale_rows()
-            print(f"\n== {len(stale)} rows older than 180 days (oldest first) ==")
+            print("\n== " + stale_rows_text(stale, counts).replace("**", "") + " Oldest first: ==")
             print(stale[["table_name", "row_key", "as_of", "source_url"]].to_string(index=False))
     except CatalogError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from catalog.store import STALE_AFTER_DAYS
+from catalog.counts import is_stale_age
 from engine.tco import evaluate_tco
 from ui import brief_scope, offer_scope, tco_words, workload_export
 from ui.format import money
@@ -79,7 +79,7 @@ def shortlist_frame(short: Shortlist, scenario: Scenario) -> pd.DataFrame:
         rows.append({
             "Provider": r["provider_name"], "GPU": f"{r['gpu_model']} × {offer_scope.gpus_text(r.get('gpus_per_node'))}",
             f"On demand ({d.currency}/GPU-h)": money(r["on_demand_eur_per_gpu_hour"], d),
-            "Price age": "not dated" if age is None else f"{age} d" + (" ⚠ stale" if age > STALE_AFTER_DAYS else ""),
+            "Price age": "not dated" if age is None else f"{age} d" + (" ⚠ stale" if is_stale_age(age) else ""),
             "Fabric": _text(r.get("inter_node")) or "not stated",
             "DC country": _text(r.get("datacenter_country")) or "not stated",
             "Parent": _text(r.get("parent_jurisdiction")) or "not stated",
@@ -98,7 +98,7 @@ def unknowns(short: Shortlist, scenario: Scenario, limit: int = 12) -> list[str]
         if not _text(r.get("datacenter_country")):
             out.append(f"{who}: in which country is the data centre?")
         age = offer_scope.price_age_days(r)
-        if age is None or age > STALE_AFTER_DAYS:
+        if age is None or is_stale_age(age):
             when = "undated" if age is None else f"retrieved {age} days ago"
             out.append(f"{who}: is the on-demand price ({when}) still valid?")
         if pd.isna(r.get("reserved_1y_eur_per_gpu_hour")) and pd.isna(r.get("reserved_3y_eur_per_gpu_hour")):

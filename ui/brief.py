@@ -267,6 +267,7 @@ def draw_banner(page: str, differences: list[Difference]) -> None:
     """The brief in one line, this page's differences from it, the brief's items the page does not apply and why,
     a button to apply the brief here, and, when no catalog offer meets the brief, the nearest alternatives
     (:mod:`ui.brief_scope`, the same on every page)."""
+    from ui import catalog_counts
     from ui.catalog import offers
 
     scenario = get_scenario()
@@ -282,7 +283,9 @@ def draw_banner(page: str, differences: list[Difference]) -> None:
             left.caption(f"**Client brief:** {summary(brief)}  \n**This page differs:** {changed}{skipped}")
             right.button("Use the brief here", key=f"brief_apply_{page}", on_click=use_brief,
                          kwargs={"pages": (page,)})
-        message = brief_scope.nothing_meets_message(offers(None, scenario.display.usd_per_eur), brief)
+        catalog = offers(None, scenario.display.usd_per_eur)
+        st.caption(catalog_counts.banner_line(catalog_counts.catalog_counts(catalog, brief)))
+        message = brief_scope.nothing_meets_message(catalog, brief)
         if message:
             st.warning(message, icon=":material/search_off:")
 

@@ -163,7 +163,11 @@ def price_comparison(df: pd.DataFrame, display: DisplaySettings) -> go.Figure:
                 hovertemplate=f"%{{y}}<br>{ptype}: {sym}%{{x:.2f}} per GPU-hour<extra></extra>",
             ))
     fig.update_layout(barmode="group")
-    fig.update_xaxes(title=f"{sym} per GPU-hour", rangemode="tozero", tickprefix=sym)
+    top = float(np.nanmax(df[["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour"]]
+                          .astype(float).to_numpy(), initial=0.0))
+    # room right of the longest bar for its price label (on a projector it ran past the figure, issue #27.15)
+    fig.update_xaxes(title=f"{sym} per GPU-hour", rangemode="tozero", tickprefix=sym,
+                     range=[0, top * 1.3] if top > 0 else None)
     fig.update_yaxes(autorange="reversed")
     return style(fig, height=140 + 70 * len(df), title="Price per GPU-hour by price type")
 
@@ -176,8 +180,9 @@ def capability_comparison(df: pd.DataFrame) -> go.Figure:
         ("inter_node_bandwidth_gbps_per_gpu", "Inter-node per GPU (Gb/s)"),
     ]
     labels = offer_label(df).str.slice(0, 40)
-    fig = make_subplots(rows=1, cols=4, subplot_titles=[m[1] for m in metrics], shared_yaxes=True,
-                        horizontal_spacing=0.04)
+    big = presenting()  # projector: each panel's title on up to three lines, so that it stays inside its quarter
+    fig = make_subplots(rows=1, cols=4, subplot_titles=[wrap(m[1], 11) if big else m[1] for m in metrics],
+                        shared_yaxes=True, horizontal_spacing=0.04)
     for i, (col, _) in enumerate(metrics, start=1):
         values = df[col].astype(float)
         fig.add_trace(go.Bar(
@@ -188,7 +193,8 @@ def capability_comparison(df: pd.DataFrame) -> go.Figure:
         ), row=1, col=i)
     fig.update_yaxes(autorange="reversed")
     fig.update_annotations(font_size=fs(14))
-    return style(fig, height=140 + 60 * len(df))
+    fig = style(fig, height=140 + 60 * len(df))
+    return fig.update_layout(margin_t=100) if big else fig
 
 
 def spec_scatter(specs: pd.DataFrame) -> go.Figure:

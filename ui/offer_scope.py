@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from catalog import coverage
+from catalog import counts, coverage
+from catalog.counts import price_age_days, price_date
 from catalog.store import STALE_AFTER_DAYS
 from engine.adapters import outlier_in
 from engine.outliers import MODIFIED_Z_CUTOFF, PRICE_TYPES, RATIO_CUTOFF
@@ -180,7 +181,7 @@ def flags_text(row: pd.Series | dict, today: dt.date | None = None) -> str:
     if is_true(row.get("price_outlier")):
         out.append("⚠ price outlier")
     days = price_age_days(row, today)
-    if days is not None and days > STALE_AFTER_DAYS:
+    if counts.is_stale_age(days):
         out.append(f"⚠ stale price ({days} d)")
     return " · ".join(out)
 
@@ -190,31 +191,9 @@ def is_true(value: object) -> bool:
     return value is not None and not (not isinstance(value, str) and pd.isna(value)) and bool(value)
 
 
-def _date(value: object) -> pd.Timestamp | None:
-    """The earliest day a catalog date means ('2026' -> 2026-01-01, '2026-10' -> 2026-10-01); None if missing."""
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return None
-    try:
-        return pd.Timestamp(str(value)[:10])
-    except ValueError:
-        return None
-
-
-def price_date(row: pd.Series | dict) -> pd.Timestamp | None:
-    """When the offer's current price was retrieved (``price_retrieved_at``), else when the offer was observed."""
-    return _date(row.get("price_retrieved_at")) or _date(row.get("as_of_date")) or _date(row.get("as_of"))
-
-
-def price_age_days(row: pd.Series | dict, today: dt.date | None = None) -> int | None:
-    """Days since :func:`price_date` (None when no date is stated)."""
-    when = price_date(row)
-    return None if when is None else int((pd.Timestamp(today or dt.date.today()) - when).days)
-
-
 def price_is_stale(frame: pd.DataFrame, today: dt.date | None = None) -> np.ndarray:
-    """Whether each row's price is older than the catalog's staleness limit (STALE_AFTER_DAYS), bool array."""
-    ages = [price_age_days(r, today) for r in frame.to_dict("records")]
-    return np.asarray([a is not None and a > STALE_AFTER_DAYS for a in ages], dtype=bool)
+    """Whether each row's price is stale: the catalog's one definition (:func:`catalog.counts.stale_price_mask`)."""
+    return counts.stale_price_mask(frame, today)
 
 
 def _text(value: object) -> str | None:

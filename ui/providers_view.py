@@ -163,7 +163,8 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
         "uptime_sla_pct": st.column_config.NumberColumn("Uptime SLA", format="%.2f%%"),
         "verification_status": st.column_config.TextColumn("Trust", help="claimed: secondary source · verified: provider page · benchmarked: measured"),
         "as_of": st.column_config.TextColumn("As of"),
-        "age": st.column_config.TextColumn("Age", help=f"Stale after {STALE_AFTER_DAYS} days"),
+        "age": st.column_config.TextColumn("Row age", help=f"Days since this offer row was observed (As of); ⚠ after "
+                                     f"{STALE_AFTER_DAYS} days: re-verify the row. The price's own age is under Flags"),
         "flags": st.column_config.TextColumn("Flags", help="⚠ price outlier: far from every other price of this GPU "
                                              "model (left out of rankings and cheapest answers unless you include "
                                              f"outliers there) · ⚠ stale price: retrieved more than {STALE_AFTER_DAYS} days ago"),
@@ -181,13 +182,25 @@ def comparison_options(df: pd.DataFrame) -> dict[str, str]:
     return dict(zip(df["offer_id"], offer_scope.picker_labels(df), strict=True))
 
 
+def comparison_candidates(shown: pd.DataFrame, catalog: pd.DataFrame, saved: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The offers the comparison can pick from: those the filters show, plus the scenario's saved picks that the
+    filters hide (a share link's comparison is restored whatever the filters; the page names them). Returns the
+    candidates and the saved offers outside the filters, in their saved order (ids no longer in the catalog are
+    dropped)."""
+    outside = [o for o in saved if o not in set(shown["offer_id"]) and o in set(catalog["offer_id"])]
+    if not outside:
+        return shown, []
+    extra = catalog.set_index("offer_id").loc[outside].reset_index()
+    return pd.concat([shown, extra], ignore_index=True), outside
+
+
 def suggested_comparison(df: pd.DataFrame) -> list[str] | None:
     """The two offers the comparison starts with: the first whose price is current and not a flagged outlier,
     then the others in the table's order (a stale or outlying price stays pickable; it is just not what the
     page puts in front of a client unasked). None when fewer than two offers are shown."""
     if len(df) < 2:
         return None
-    sound = ~df["is_stale"].astype(bool) & ~df["price_outlier"].astype(bool)
+    sound = ~offer_scope.price_is_stale(df) & ~df["price_outlier"].astype(bool)
     return [*df.loc[sound, "offer_id"], *df.loc[~sound, "offer_id"]][:2]
 
 

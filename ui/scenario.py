@@ -11,6 +11,7 @@ from typing import Literal
 import streamlit as st
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from catalog.models import Slug
 from engine.money import DEFAULT_USD_PER_EUR
 from engine.placement import (
     DEFAULT_OWN_LEAD_TIME_DAYS,
@@ -333,6 +334,23 @@ class PlacementSection(BaseModel):
         return capacity
 
 
+#: Most offers the Providers comparison shows side by side (its picker's max_selections).
+MAX_COMPARED_OFFERS = 4
+
+
+class ProvidersSection(BaseModel):
+    """Providers page: the offers of the side-by-side comparison (issue #27.12: a share link carries them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    compare_offer_ids: tuple[Slug, ...] = Field(default=(), max_length=MAX_COMPARED_OFFERS)
+
+    @field_validator("compare_offer_ids")
+    @classmethod
+    def _distinct(cls, ids: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(ids))
+
+
 class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -343,6 +361,7 @@ class Scenario(BaseModel):
     private_prices: bool = False
     display: DisplaySettings = DisplaySettings()
     brief: ClientBrief = ClientBrief()
+    providers: ProvidersSection = ProvidersSection()
     tco: TcoSection = TcoSection()
     workload: WorkloadSection = WorkloadSection()
     scoring: ScoringSection = ScoringSection()

@@ -109,7 +109,8 @@ def radar(result: ScoringResult, positions: np.ndarray, labels: list[str]) -> go
     fig = style(fig, height=520, title="Top 3 on the criteria that separate them (1 = best)")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.06, x=0, yref="paper"), margin=dict(l=100, r=100, b=10))
     if presenting():  # style()'s legend at the foot of the figure
-        fig.update_layout(height=680, legend=dict(yref="container", y=0, yanchor="bottom"))
+        # the lower axis names (two lines at 18 px) hang below the circle: room for them above the legend (#27.15)
+        fig.update_layout(height=680, legend=dict(yref="container", y=0, yanchor="bottom"), polar_domain_y=[0.12, 1])
     return fig
 
 

@@ -445,7 +445,7 @@ def verdict(scored: Scored, mc: MonteCarloResult, display: DisplaySettings) -> s
              f"(concentration {mc.concentration:g}).")
     row = scored.offers.iloc[top]
     age = offer_scope.price_age_days(row)
-    if age is not None and age > STALE_AFTER_DAYS:
+    if offer_scope.counts.is_stale_age(age):  # the one stale-price rule (catalog.counts)
         text += (f"\n\n⚠ **The #1's price is stale**: retrieved {offer_scope.price_date(row):%Y-%m-%d}, {age} days "
                  f"ago (more than {STALE_AFTER_DAYS}). Check it at the source before relying on it.")
     if offer_scope.is_true(row.get("price_outlier")):

@@ -19,7 +19,16 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
 [data-testid="stMetric"] { container-type: inline-size; }  /* the value's size follows its own column */
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] div, [data-testid="stMetricValue"] p {
   font-size: clamp(1.7rem, 17cqw, 3.4rem) !important; line-height: 1.15 !important; height: auto !important;
-  overflow: visible !important; text-overflow: clip !important; }
+  overflow: visible !important; text-overflow: clip !important; white-space: nowrap !important; }
+/* a number never breaks inside (issue #27.15): a row of metric cards wraps onto a second row instead of squeezing
+   each card below 12rem, and a row of charts stacks them when each would be narrower than 30rem */
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] > [data-testid="stVerticalBlock"]
+  > [data-testid="stElementContainer"] > [data-testid="stMetric"]),
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"]) {
+  flex-wrap: wrap !important; }
+[data-testid="stColumn"]:has(> [data-testid="stVerticalBlock"] > [data-testid="stElementContainer"]
+  > [data-testid="stMetric"]) { min-width: 12rem !important; flex: 1 1 12rem !important; }
+[data-testid="stColumn"]:has([data-testid="stPlotlyChart"]) { min-width: 30rem !important; flex: 1 1 30rem !important; }
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p {
   font-size: 1.05rem !important; white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; height: auto !important; }
@@ -30,7 +39,8 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
 .stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stPageLink"] p, [data-testid="stWidgetLabel"] p {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
 /* the page links in full: a wider sidebar and wrapping instead of an ellipsis */
-section[data-testid="stSidebar"] { width: 25rem !important; min-width: 25rem !important; }
+section[data-testid="stSidebar"][data-collapsed="false"] { width: 25rem !important; min-width: 25rem !important; }
+/* collapsed, it gives the page its whole width (the forced width above left 225 px of grey) */
 [data-testid="stSidebarNav"] a, [data-testid="stSidebarNav"] a * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; height: auto !important; max-width: none !important; }
 </style>"""

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from catalog.counts import is_stale_age
 from catalog.store import STALE_AFTER_DAYS
 from engine.power import rated_it_power_kw_per_gpu
 from engine.tco import (
@@ -175,7 +176,7 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
     picked = offers.set_index("offer_id").loc[chosen] if chosen in set(offers.offer_id) else None
     if picked is not None:
         days = offer_scope.price_age_days(picked)
-        if days is not None and days > STALE_AFTER_DAYS:
+        if is_stale_age(days):
             c1.warning(f"This offer's price was retrieved {days} days ago ({offer_scope.price_date(picked):%Y-%m-%d}), "
                        f"more than {STALE_AFTER_DAYS} days (stale): check it with the provider before relying on the "
                        "totals below.", icon=":material/history:")

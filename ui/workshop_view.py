@@ -367,16 +367,26 @@ def _download(slot, kind: str, label: str, file_name: str, mime: str, current: s
                      icon=":material/update:")
 
 
+def _prefill(key: str, value: str) -> None:
+    """Fill a report-header field from the workspace (issue #27.12) whenever that value changes (a workspace opened,
+    a scenario saved or loaded), unless the user has typed their own text into it."""
+    last = st.session_state.get(f"_{key}_prefill")
+    if st.session_state.get(key) in (None, last or ""):
+        st.session_state[key] = value[:120]
+    st.session_state[f"_{key}_prefill"] = value[:120]
+
+
 def export(store: CatalogStore, scenario: Scenario, record: dict | None) -> None:
     from ui.exports import excel_workbook, pdf_report
 
     st.markdown("The workbook has one sheet per page (inputs with their sources, results, assumptions, the catalog "
                 "rows used with their sources and dates). The report adds the charts and the verdicts of every page.")
     h1, h2 = st.columns(2)
-    client = h1.text_input("Client (report header)", value=(record or {}).get("client", ""), key="ws_x_client",
-                           max_chars=120)
-    name = h2.text_input("Scenario name (report header)", value=st.session_state.get(SCENARIO_NAME_KEY, ""),
-                         key="ws_x_name", max_chars=120, placeholder="e.g. Baseline")
+    _prefill("ws_x_client", (record or {}).get("client") or "")
+    _prefill("ws_x_name", st.session_state.get(SCENARIO_NAME_KEY) or "")
+    # prefilled from the open workspace's client and the scenario last saved or loaded (#27.12)
+    client = h1.text_input("Client (report header)", key="ws_x_client", max_chars=120)
+    name = h2.text_input("Scenario name (report header)", key="ws_x_name", max_chars=120, placeholder="e.g. Baseline")
     header = {"client": client.strip(), "scenario_name": name.strip()}
     current = fingerprint(store, scenario, header["client"], header["scenario_name"])
     c1, c2 = st.columns(2)

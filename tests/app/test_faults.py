@@ -22,7 +22,7 @@ def providers_page() -> AppTest:
 def _offers_shown(at: AppTest) -> int:
     """Offers listed on Providers with every filter cleared (the client brief narrows them on a first visit)."""
     at.button(key="prov_clear").click().run()
-    line = next(m.value for m in at.markdown if "offers** from" in m.value)
+    line = next(m.value for m in at.markdown if "** from" in m.value)
     return int(line.split("**")[1].split()[0])
 
 

@@ -33,12 +33,13 @@ def test_home_shows_catalog_size_and_staleness(catalog_path):
     at = run_page("app_pages/home.py")
     metrics = {m.label: m.value for m in at.metric}
     seed = load_seed()
-    assert metrics["Providers"] == str(len(seed.providers)) and metrics["Offers"] == str(len(seed.offers))
-    assert int(metrics["Stale rows (> 180 d)"]) > 0
+    assert metrics["Offers"] == str(len(seed.offers))
+    assert int(metrics["Providers with offers"]) == len({o.provider_id for o in seed.offers}) < len(seed.providers)
+    assert int(metrics["Stale prices (> 180 d)"]) > 0
 
 
 def _offer_count(at: AppTest) -> int:
-    line = next(m.value for m in at.markdown if "offers** from" in m.value)
+    line = next(m.value for m in at.markdown if "** from" in m.value)
     return int(line.split("**")[1].split()[0])
 
 
@@ -239,12 +240,16 @@ def test_providers_runs_only_the_open_tab_and_keeps_the_comparison_picks_while_a
 
 
 def test_the_suggested_comparison_prefers_current_unflagged_prices_and_falls_back_in_table_order():
+    import datetime as dt
+
     import pandas as pd
 
     from ui.providers_view import suggested_comparison
 
+    now = dt.date.today().isoformat()  # the stale rule of every page reads the price's retrieval date (#27.17)
+
     frame = pd.DataFrame({"offer_id": ["stale", "outlier", "sound1", "both", "sound2"],
-                          "is_stale": [True, False, False, True, False],
+                          "price_retrieved_at": ["2020-01-01", now, now, "2020-01-01", now],
                           "price_outlier": [False, True, False, True, False]})
     assert suggested_comparison(frame) == ["sound1", "sound2"]
     assert suggested_comparison(frame.iloc[:3]) == ["sound1", "stale"]  # one sound offer, then table order

@@ -207,7 +207,8 @@ def test_data_report_prints_every_section(catalog_path, capsys):
 
     assert main(["report", "--path", str(catalog_path)]) == 0
     out = capsys.readouterr().out
-    for heading in ("Offers missing each field", "Per provider", "Age of current prices", "older than 180 days"):
+    for heading in ("Offers missing each field", "Per provider", "Age of current prices", "rows to re-verify (observed more than 180 days ago)",
+                    "with a stale price"):
         assert heading in out
 
 

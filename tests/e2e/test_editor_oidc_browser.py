@@ -91,7 +91,7 @@ def test_sign_in_edit_a_price_and_see_it_everywhere(page: Page, oidc_app):
     page.get_by_label("Max price (€ per GPU-hour)", exact=True).fill("0.02")
     page.keyboard.press("Enter")
     wait_for_rerun(page, before)  # the filter's own rerun, however long the machine needs
-    expect(page.get_by_text(re.compile(r"^1 offers from 1 providers"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^1 offer from 1 provider\b"))).to_be_visible()
 
     page.get_by_role("link", name="Catalog editor").click()
     page.get_by_role("tab", name="History").click()

@@ -8,7 +8,7 @@ from catalog.seeding import load_seed
 
 
 def offer_count(page: Page) -> int:
-    text = page.get_by_text(re.compile(r"\d+ offers from \d+ providers")).inner_text()
+    text = page.get_by_text(re.compile(r"^\d+ offers from \d+ providers")).inner_text()  # not the banner's "Catalog: …"
     return int(text.split()[0])
 
 
