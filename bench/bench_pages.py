@@ -14,7 +14,7 @@ CPU breakdown of a changed rerun (issue #31: CPU per input change, median over t
 script thread's CPU time (``time.thread_time``) spent, exclusively, in
   figures  -- every ``ui`` function annotated to return a plotly Figure (the chart builders, their caches) and
               ``st.plotly_chart`` (Figure -> dict -> JSON, the element id);
-  frames   -- every public ``ui`` function named ``*_frame`` (the display frames) and ``st.dataframe`` /
+  frames   -- every public ``ui`` function named ``*_frame`` or ``*_table`` (the display frames) and ``st.dataframe`` /
               ``st.data_editor`` / ``st.table`` (Styler rendering, Arrow serialisation);
   catalog  -- the public functions of ``ui.catalog`` (cached catalog reads, ``data_version``);
 nested calls count in the innermost category only, so the parts add up to at most the script total.
@@ -144,7 +144,7 @@ class Breakdown:
             returns = ""
         if "Figure" in returns:
             return "figures"
-        if name.endswith("_frame"):
+        if name.endswith(("_frame", "_table")):
             return "frames"
         return None
 

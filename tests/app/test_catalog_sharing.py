@@ -1,0 +1,65 @@
+"""ui.catalog under issue #31: the catalog version held in memory for a stated bound (a save through the UI
+clears it at once) and offer frames shared by every session without letting one session's change reach another."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from catalog.models import ChangeSet, Editor, RowChange
+from catalog.store import CatalogStore, OfferFilter
+from engine.adapters import price_outlier_columns
+
+
+def _delete_alias(catalog_path) -> None:
+    with CatalogStore(catalog_path) as s:
+        row = s.row("gpu_aliases", "H100-SXM5")
+        s.apply_changes(ChangeSet(changes=[RowChange(table="gpu_aliases", action="delete", key="H100-SXM5",
+                                                     expected_version=row["row_version"])], message="meanwhile"),
+                        Editor(name="bob", role="editor"))
+
+
+def test_data_version_is_held_within_the_bound_and_cleared_by_a_ui_save(catalog_path, monkeypatch):
+    from ui import catalog
+
+    before = catalog.data_version()
+    _delete_alias(catalog_path)  # another process's save: the store's own version moves at once
+    with CatalogStore(catalog_path) as s:
+        assert s.data_version == before + 1
+    assert catalog.data_version() == before  # held: no query on this read
+    st.cache_data.clear()  # what the editor does after every save through the UI
+    assert catalog.data_version() == before + 1
+    assert catalog.DATA_VERSION_HOLD_SECONDS <= 5  # the bound the README states
+
+
+def test_held_version_expires_after_the_bound(catalog_path, monkeypatch):
+    import time
+
+    from ui import catalog
+
+    before = catalog.data_version()
+    _delete_alias(catalog_path)
+    time.sleep(catalog.DATA_VERSION_HOLD_SECONDS + 0.2)
+    assert catalog.data_version() == before + 1
+
+
+def test_shared_offer_frame_equals_the_per_call_frame_and_a_caller_cannot_change_it(catalog_path):
+    from ui import catalog
+
+    path, today, usd = catalog.catalog_location(), dt.date(2026, 12, 4), 1.08
+    version = catalog.data_version()
+    narrow = OfferFilter(eu_datacenter_only=True)
+    got = catalog.offers_frame(path, version, narrow, usd, today)
+    with CatalogStore(path) as s:  # the frame as it was built per call before: flags judged on the whole catalog
+        frame = s.list_offers(narrow, usd_per_eur=usd, today=today)
+        whole = s.list_offers(OfferFilter(), usd_per_eur=usd, today=today)
+    flags = price_outlier_columns(whole).set_axis(whole["offer_id"]).reindex(frame["offer_id"])
+    expected = pd.concat([frame, flags.set_axis(frame.index)], axis=1)
+    assert 0 < len(got) < len(whole)
+    pd.testing.assert_frame_equal(got, expected)
+    got["provider_name"] = "changed by one session"
+    got.loc[got.index[0], "on_demand_eur_per_gpu_hour"] = -1.0
+    again = catalog.offers_frame(path, version, narrow, usd, today)
+    pd.testing.assert_frame_equal(again, expected)
