@@ -63,3 +63,20 @@ def test_shared_offer_frame_equals_the_per_call_frame_and_a_caller_cannot_change
     got.loc[got.index[0], "on_demand_eur_per_gpu_hour"] = -1.0
     again = catalog.offers_frame(path, version, narrow, usd, today)
     pd.testing.assert_frame_equal(again, expected)
+
+
+def test_editor_builds_the_table_csv_and_the_catalog_workbook_only_on_request(catalog_path, monkeypatch):
+    """A rerun of the Editor page builds neither export (issue #31): both are Streamlit deferred downloads,
+    built when the button is clicked (the browser test test_private_quotes_browser downloads both)."""
+    import catalog.importer as importer
+    from tests.app.test_editor import editor_page
+
+    built = []
+    monkeypatch.setattr(importer, "export_csv", lambda *a, **k: built.append("csv") or "")
+    monkeypatch.setattr(importer, "export_excel", lambda *a, **k: built.append("xlsx") or b"")
+    at = editor_page()
+    at.run()
+    assert not at.exception, at.exception
+    labels = [e.proto.label for e in at.get("download_button")]
+    assert "Download table (CSV)" in labels and "Download whole catalog (Excel)" in labels
+    assert built == []
