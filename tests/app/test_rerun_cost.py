@@ -1,5 +1,6 @@
-"""ui.catalog under issue #31: the catalog version held in memory for a stated bound (a save through the UI
-clears it at once) and offer frames shared by every session without letting one session's change reach another."""
+"""What a rerun no longer does (issue #31): query the catalog version on every read (held in memory for a stated
+bound; a save through the UI clears it at once), copy the offer frames per session (shared, and no session's
+change reaches another), build the Editor's exports, or turn the whole offers frame into records for labels."""
 
 from __future__ import annotations
 
@@ -80,3 +81,28 @@ def test_editor_builds_the_table_csv_and_the_catalog_workbook_only_on_request(ca
     labels = [e.proto.label for e in at.get("download_button")]
     assert "Download table (CSV)" in labels and "Download whole catalog (Excel)" in labels
     assert built == []
+
+
+def test_labels_and_flags_read_only_the_columns_they_narrow_the_frame_to():
+    """picker_labels and price_is_stale narrow the offers frame to ROW_COLUMNS before building records (issue
+    #31: the whole frame's 60-odd columns made that the largest cost of the TCO and placement pickers); a key the
+    label or flag functions read outside that list would silently read None."""
+    from ui import offer_scope
+
+    class Row(dict):
+        read: set[str] = set()
+
+        def get(self, key, default=None):
+            Row.read.add(key)
+            return super().get(key, default)
+
+    row = Row(offer_id="o", provider_name="P", gpu_model="H100", form_factor="SXM", gpus_per_node=8, region="r",
+              price_outlier=True, price_retrieved_at=None, as_of_date=None, as_of="2020-01-01")
+    offer_scope.picker_label(row)
+    offer_scope.flags_text(row)
+    offer_scope.price_age_days(row)
+    assert Row.read and Row.read <= set(offer_scope.ROW_COLUMNS)
+    frame = pd.DataFrame([dict(row), {**row, "region": "s", "price_outlier": False, "extra": 1}])
+    labels = offer_scope.picker_labels(frame)
+    assert list(labels) == [offer_scope.picker_label(r) for r in frame.to_dict("records")]
+    assert offer_scope.price_is_stale(frame).tolist() == [True, True]
