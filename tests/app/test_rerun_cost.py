@@ -106,3 +106,20 @@ def test_labels_and_flags_read_only_the_columns_they_narrow_the_frame_to():
     labels = offer_scope.picker_labels(frame)
     assert list(labels) == [offer_scope.picker_label(r) for r in frame.to_dict("records")]
     assert offer_scope.price_is_stale(frame).tolist() == [True, True]
+
+
+def test_pages_without_placement_do_not_load_scipys_milp(catalog_path):
+    """The first visit to Home and TCO in a new server process loads no scipy.optimize / scipy.sparse (about
+    0.3-0.4 s of CPU at cold start, issue #31): only a placement solve imports them."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys; from streamlit.testing.v1 import AppTest; "
+            f"at = AppTest.from_file({str(root / 'app.py')!r}, default_timeout=120); at.run(); "
+            "at.switch_page('app_pages/tco.py').run(); assert not at.exception, at.exception; "
+            "print(sorted(m for m in ('scipy.optimize', 'scipy.sparse') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
