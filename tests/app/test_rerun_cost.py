@@ -81,6 +81,10 @@ def test_editor_builds_the_table_csv_and_the_catalog_workbook_only_on_request(ca
     labels = [e.proto.label for e in at.get("download_button")]
     assert "Download table (CSV)" in labels and "Download whole catalog (Excel)" in labels
     assert built == []
+    at.switch_page("app_pages/providers.py").run()  # the filtered offers' CSV, too
+    assert not at.exception, at.exception
+    assert "Download these offers (CSV)" in [e.proto.label for e in at.get("download_button")]
+    assert built == []
 
 
 def test_labels_and_flags_read_only_the_columns_they_narrow_the_frame_to():
