@@ -127,3 +127,48 @@ def test_pages_without_placement_do_not_load_scipys_milp(catalog_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def _fragment_rerun(at, fragment_id: str) -> None:
+    """Rerun only the fragment ``fragment_id``, as the server does when a widget inside it changes (AppTest
+    itself always reruns the whole script)."""
+    from streamlit.testing.v1 import local_script_runner
+
+    real = local_script_runner.RerunData
+    local_script_runner.RerunData = lambda **kw: real(**kw, fragment_id_queue=[fragment_id])
+    try:
+        at.run()
+    finally:
+        local_script_runner.RerunData = real
+
+
+def _monte_carlo_output(at) -> tuple[str, str]:
+    text = next(m.value for m in at.markdown if "draws of the uncertain inputs" in m.value)
+    chart = next(e.proto.spec for e in at.get("plotly_chart") if e.proto.id and "tco_mc_bands" in e.proto.id)
+    return text, chart
+
+
+def test_tco_monte_carlo_fragment_rerun_gives_the_full_reruns_output(catalog_path, monkeypatch):
+    """Changing the number of draws reruns the Monte Carlo block alone (the TCO evaluation above it does not
+    run), and what it draws equals a full rerun's output for the same inputs."""
+    from tests.app.conftest import open_page
+    from ui import tco_view
+    from ui.scenario import SCENARIO_KEY
+
+    at = open_page("app_pages/tco.py")
+    fragments = list(at._fragment_storage._fragments)
+    assert len(fragments) == 1, fragments
+    verdicts = []
+    real_verdict = tco_view.verdict
+    monkeypatch.setattr(tco_view, "verdict", lambda *a, **k: verdicts.append(1) or real_verdict(*a, **k))
+    at.select_slider(key="tco_draws").set_value(50_000)
+    _fragment_rerun(at, fragments[0])
+    assert not at.exception, at.exception
+    assert verdicts == []  # the rest of the page did not run
+    fragment_output = _monte_carlo_output(at)
+    assert "Over 50,000 draws" in fragment_output[0]
+    assert at.session_state[SCENARIO_KEY].tco.mc_draws == 50_000  # the scenario (exports, link) follows
+    at.run()  # the full rerun, same state
+    assert verdicts == [1]
+    assert _monte_carlo_output(at) == fragment_output
+    assert at.session_state["tco_draws"] == 50_000
