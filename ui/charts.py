@@ -139,7 +139,10 @@ def offer_label(df: pd.DataFrame) -> pd.Series:
 def price_landscape(df: pd.DataFrame, display: DisplaySettings) -> go.Figure:
     """On-demand price per GPU-hour of every offer, by GPU model; EU data centres highlighted."""
     sym = SYMBOL[display.currency]
-    data = df.dropna(subset=["on_demand_eur_per_gpu_hour"]).copy()
+    # The five columns drawn, before any row is filtered: taking rows of the whole offers frame (60-odd Arrow
+    # columns) was this chart's largest cost in a loaded server's profile (issue #31).
+    data = df[["on_demand_eur_per_gpu_hour", "gpu_model", "is_eu_datacenter", "provider_name", "region"]]
+    data = data.dropna(subset=["on_demand_eur_per_gpu_hour"])
     order = data.groupby("gpu_model")["on_demand_eur_per_gpu_hour"].median().sort_values().index.tolist()
     fig = Fig()
     for is_eu, name in [(False, "outside EU / not stated"), (True, "EU/EEA data centre")]:
