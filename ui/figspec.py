@@ -16,7 +16,6 @@ import copy
 import re
 from functools import lru_cache
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -197,4 +196,4 @@ def _template():
     return pio.templates[pio.templates.default] if pio.templates.default else None
 
 
-__all__ = ["Fig", "np", "props", "trace", "update"]
+__all__ = ["Fig", "props", "trace", "update"]
