@@ -55,8 +55,8 @@ def _offers() -> None:
         st.dataframe(frame, column_config=config, hide_index=True, width="stretch", height=420, key="prov_table",
                      placeholder="not stated")
         c1, c2, _ = st.columns([1, 1, 3])
-        c1.download_button("Download these offers (CSV)", export_csv(frame), file_name="offers-filtered.csv",
-                           mime="text/csv", key="prov_dl_csv")
+        c1.download_button("Download these offers (CSV)", lambda: export_csv(frame), file_name="offers-filtered.csv",
+                           mime="text/csv", key="prov_dl_csv")  # built on the click (deferred), not on every rerun
         if c2.button("Prepare Excel", key="prov_xlsx"):  # built on request: a workbook takes ~0.3 s
             c2.download_button("Download Excel", export_excel({"offers": frame}), file_name="offers-filtered.xlsx",
                                key="prov_dl_xlsx")

@@ -12,6 +12,7 @@ from ui.format import money
 from ui.private_prices import LABEL as PRIVATE_LABEL
 from ui.quotes import committed_quotes, is_quote_id, offers_with_quotes, quote_terms
 from ui.scenario import TORNADO_RANGE, get_scenario, update_scenario
+from ui.workshop import sync_url
 
 scenario = get_scenario()
 display, section = scenario.display, scenario.tco
@@ -83,26 +84,38 @@ pct = right.slider("Tornado: move each input by ±", *TORNADO_RANGE, section.tor
 right.plotly_chart(tco_charts.tornado_chart(tco_view.cached_tornado(inputs, pct), tco_view.FIELD_LABELS),
                    width="stretch", key="tco_tornado")
 
-st.subheader("Uncertainty")
-with st.expander("Ranges drawn for the Monte Carlo (edit them)", expanded=False):
-    ranges = st.data_editor(tco_view.ranges_frame(inputs), hide_index=True, width="stretch", key="tco_ranges",
-                            disabled=["input"])
-draws = st.select_slider("Draws", [10_000, 20_000, 50_000, 100_000], value=section.mc_draws if section.mc_draws in
-                         (10_000, 20_000, 50_000, 100_000) else 20_000, key="tco_draws")
-update_scenario(tco=get_scenario().tco.model_copy(update={"mc_draws": draws, "tornado_pct": pct}))
-try:
-    with st.spinner("Drawing scenarios…"):
-        mc, bands = tco_view.cached_monte_carlo(inputs, tuple(ranges.itertuples(index=False, name=None)), draws)
-except ValueError as exc:
-    st.error(f"The Monte Carlo ranges are not valid: {exc}")
-else:
-    p = mc.percentiles_eur_per_useful_gpu_hour["owned"]
-    st.markdown(f"Over {mc.n_draws:,} draws of the uncertain inputs, owning costs less than renting on demand over "
-                f"{span} at {inputs.utilisation_fraction:.0%} utilisation in **{mc.probability_owned_beats_on_demand:.0%}** "
-                f"of cases; owned cost per useful GPU-hour p10 {money(p['p10'], display)} · p50 {money(p['p50'], display)} · "
-                f"p90 {money(p['p90'], display)}.")
-    st.plotly_chart(tco_charts.monte_carlo_bands(bands, inputs.utilisation_fraction, display), width="stretch",
-                    key="tco_mc_bands")
+update_scenario(tco=get_scenario().tco.model_copy(update={"tornado_pct": pct}))
+
+
+@st.fragment
+def uncertainty(inputs, span: str, display) -> None:
+    """The Monte Carlo block. Its own inputs (the ranges, the number of draws) rerun this block only, not the
+    page (st.fragment, issue #31); everything it reads from the rest of the page comes in as arguments."""
+    st.subheader("Uncertainty")
+    with st.expander("Ranges drawn for the Monte Carlo (edit them)", expanded=False):
+        ranges = st.data_editor(tco_view.ranges_frame(inputs), hide_index=True, width="stretch", key="tco_ranges",
+                                disabled=["input"])
+    mc_draws = get_scenario().tco.mc_draws
+    draws = st.select_slider("Draws", [10_000, 20_000, 50_000, 100_000], value=mc_draws if mc_draws in
+                             (10_000, 20_000, 50_000, 100_000) else 20_000, key="tco_draws")
+    update_scenario(tco=get_scenario().tco.model_copy(update={"mc_draws": draws}))
+    sync_url()  # app.py writes the URL after a full run only
+    try:
+        with st.spinner("Drawing scenarios…"):
+            mc, bands = tco_view.cached_monte_carlo(inputs, tuple(ranges.itertuples(index=False, name=None)), draws)
+    except ValueError as exc:
+        st.error(f"The Monte Carlo ranges are not valid: {exc}")
+    else:
+        p = mc.percentiles_eur_per_useful_gpu_hour["owned"]
+        st.markdown(f"Over {mc.n_draws:,} draws of the uncertain inputs, owning costs less than renting on demand over "
+                    f"{span} at {inputs.utilisation_fraction:.0%} utilisation in **{mc.probability_owned_beats_on_demand:.0%}** "
+                    f"of cases; owned cost per useful GPU-hour p10 {money(p['p10'], display)} · p50 {money(p['p50'], display)} · "
+                    f"p90 {money(p['p90'], display)}.")
+        st.plotly_chart(tco_charts.monte_carlo_bands(bands, inputs.utilisation_fraction, display), width="stretch",
+                        key="tco_mc_bands")
+
+
+uncertainty(inputs, span, display)
 
 with st.expander("Assumptions behind these numbers (value, unit, source)"):
     st.caption(result.residual_value_rule)

@@ -13,6 +13,13 @@ from engine.adapters import price_outlier_columns
 
 #: Seconds between retries while the catalog database is unavailable (PostgreSQL backend, issue #21).
 RETRY_SECONDS = 3
+#: How long this process holds the catalog's ``data_version`` in memory before asking the database again (issue
+#: #31): a page rerun read it on every cached read (one query each, about 4 % of a loaded server's script time).
+#: A save made through this process clears the hold at once (the editor clears every cached read after a
+#: write); a save by another process (the cluster's other replicas, the CLI) is seen within this bound.
+DATA_VERSION_HOLD_SECONDS = 2.0
+#: Offer frames of distinct filters kept per process (shared by every session; keyed by catalog version).
+OFFER_FRAMES_KEPT = 64
 
 
 @st.cache_resource(show_spinner="Opening the catalog…")
@@ -43,6 +50,18 @@ def _retry_until_available(path: str) -> None:
     st.rerun(scope="app")
 
 
+@st.cache_data(ttl=DATA_VERSION_HOLD_SECONDS, show_spinner=False, max_entries=8)
+def _held_data_version(path: str) -> int:
+    """The catalog's data version, held for :data:`DATA_VERSION_HOLD_SECONDS` (``st.cache_data.clear()``, called
+    after every save through the UI, drops it); an unavailable database raises and nothing is held."""
+    return _open_for_app(path)[0].data_version
+
+
+def data_version() -> int:
+    """The catalog version that read caches key on (held in memory for a short bound, see above)."""
+    return _held_data_version(catalog_location())
+
+
 def get_store() -> CatalogBackend:
     """The process-wide store; a degraded (read-only) mode shows its notice; a database that cannot be reached
     shows "catalog unavailable, retrying" and reruns the page until it answers; on a catalog problem that
@@ -50,7 +69,7 @@ def get_store() -> CatalogBackend:
     path = catalog_location()
     try:
         store, notice = _open_for_app(path)
-        store.data_version  # noqa: B018 (reaches the database: a lost PostgreSQL is reported here, not mid-page)
+        _held_data_version(path)  # reaches the database (at most every few seconds): a lost PostgreSQL is reported here
         if notice:
             st.warning(f"**Read-only mode.** {notice}", icon=":material/lock:")
         return store
@@ -94,26 +113,37 @@ def catalog_key(usd_per_eur: float) -> tuple:
     from ui.quotes import quotes_key
 
     store = get_store()
-    return (str(store.path), store.data_version, usd_per_eur, uses_private_prices(), quotes_key(), dt.date.today())
+    return (str(store.path), data_version(), usd_per_eur, uses_private_prices(), quotes_key(), dt.date.today())
 
 
-@st.cache_data(ttl=600, show_spinner=False)
+@st.cache_resource(ttl=600, show_spinner=False, max_entries=OFFER_FRAMES_KEPT)
+def _shared_offers(path: str, data_version: int, filters: OfferFilter, usd_per_eur: float, today: dt.date,
+                   include_private: bool = False) -> pd.DataFrame:
+    """One frame per process for every session asking the same (issue #31): ``st.cache_data`` unpickled a copy on
+    every read. Callers get :func:`offers_frame`'s shallow copy; with pandas' copy-on-write (always on since
+    pandas 3) a caller's change to it never reaches this frame."""
+    store = _open_store(path)
+    # Price outliers are judged on the whole catalog, then the rows are narrowed: a filter never changes a flag.
+    whole = (None if filters == OfferFilter() else
+             _shared_offers(path, data_version, OfferFilter(), usd_per_eur, today, include_private))
+    frame = store.list_offers(filters, usd_per_eur=usd_per_eur, today=today, include_private=include_private)
+    if whole is None:
+        return pd.concat([frame, price_outlier_columns(frame).set_axis(frame.index)], axis=1)
+    flags = whole.set_index("offer_id")[[c for c in whole.columns if c not in frame.columns]].reindex(frame["offer_id"])
+    return pd.concat([frame, flags.set_axis(frame.index)], axis=1)
+
+
 def offers_frame(path: str, data_version: int, filters: OfferFilter, usd_per_eur: float, today: dt.date,
                  include_private: bool = False) -> pd.DataFrame:
-    store = _open_store(path)
-    frame = store.list_offers(filters, usd_per_eur=usd_per_eur, today=today, include_private=include_private)
-    # Price outliers are judged on the whole catalog, then the rows are narrowed: a filter never changes a flag.
-    whole = frame if filters == OfferFilter() else store.list_offers(
-        OfferFilter(), usd_per_eur=usd_per_eur, today=today, include_private=include_private)
-    flags = price_outlier_columns(whole).set_axis(whole["offer_id"]).reindex(frame["offer_id"])
-    return pd.concat([frame, flags.set_axis(frame.index)], axis=1)
+    """The offers of ``filters`` with their price-outlier flags (judged on the whole catalog)."""
+    return _shared_offers(path, data_version, filters, usd_per_eur, today, include_private).copy(deep=False)
 
 
 def offers(filters: OfferFilter | None, usd_per_eur: float) -> pd.DataFrame:
     """Offers with current prices; negotiated private quotes are included only for a signed-in editor who
     included private prices in the scenario (:func:`uses_private_prices`)."""
-    store = get_store()
-    return offers_frame(catalog_location(), store.data_version, filters or OfferFilter(), usd_per_eur,
+    get_store()
+    return offers_frame(catalog_location(), data_version(), filters or OfferFilter(), usd_per_eur,
                         dt.date.today(), uses_private_prices())
 
 
@@ -123,8 +153,8 @@ def _table(path: str, data_version: int, name: str, include_private: bool) -> pd
 
 
 def table(name: str) -> pd.DataFrame:
-    store = get_store()
-    return _table(catalog_location(), store.data_version, name, sees_private())
+    get_store()
+    return _table(catalog_location(), data_version(), name, sees_private())
 
 
 @st.cache_data(ttl=600, show_spinner=False)
@@ -133,8 +163,8 @@ def _summary(path: str, data_version: int, today: dt.date) -> dict:
 
 
 def summary() -> dict:
-    store = get_store()
-    return _summary(catalog_location(), store.data_version, dt.date.today())
+    get_store()
+    return _summary(catalog_location(), data_version(), dt.date.today())
 
 
 @st.cache_data(ttl=600, show_spinner=False)
@@ -144,8 +174,8 @@ def _store_frame(path: str, data_version: int, method: str) -> pd.DataFrame:
 
 
 def _frame(method: str) -> pd.DataFrame:
-    store = get_store()
-    return _store_frame(catalog_location(), store.data_version, method)
+    get_store()
+    return _store_frame(catalog_location(), data_version(), method)
 
 
 def coverage() -> pd.DataFrame:
@@ -174,4 +204,4 @@ def offer_prices(offer_id: str | None) -> pd.DataFrame:
     store = get_store()
     if not offer_id:
         return store.list_prices([]).iloc[0:0]
-    return _public_prices(catalog_location(), store.data_version, offer_id)
+    return _public_prices(catalog_location(), data_version(), offer_id)

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
-from plotly.subplots import make_subplots
 
 from catalog.models import certification_tokens
 from ui import labels
+from ui.figspec import Fig, trace
 from ui.format import SYMBOL
 from ui.scenario import DisplaySettings
 
@@ -79,7 +79,13 @@ def wrap(text: str, width: int) -> str:
     return "<br>".join([*lines, line])
 
 
-def style(fig: go.Figure, *, height: int = 420, title: str | None = None) -> go.Figure:
+def style(fig: Fig | go.Figure, *, height: int = 420, title: str | None = None) -> Fig | go.Figure:
+    """The app's look on a figure: size, title, margins, legend; larger type on a projector. Takes and returns
+    a :class:`ui.figspec.Fig` (the chart builders); a ``go.Figure`` is restyled and returned as one."""
+    if isinstance(fig, go.Figure):  # a builder still on plotly's objects
+        spec = fig.to_plotly_json()
+        styled = style(Fig(*spec["data"]).update_layout(**spec["layout"]), height=height, title=title)
+        return styled.figure()
     big = presenting()
     # On a projector a long title is wrapped onto two lines (a half-width column holds about 36 characters at
     # 24 px); it is placed from the top of the figure ("container") so that both lines stay inside it.
@@ -88,7 +94,7 @@ def style(fig: go.Figure, *, height: int = 420, title: str | None = None) -> go.
         title = wrap(title, 36)
         lines = title.count("<br>") + 1
     # Projector: room for the legend at the foot (about one 26 px line per entry in a half-width column).
-    entries = sum(1 for t in fig.data if t.showlegend is not False and t.name) if big else 0
+    entries = sum(1 for t in fig.data if t.get("showlegend") is not False and t.get("name")) if big else 0
     fig.update_layout(
         height=int(height * 1.15) + 30 * (lines - 1) + 26 * entries if big else height,
         # plotly centres extra title lines on the anchor: pad by half a line each so the first stays inside
@@ -102,25 +108,26 @@ def style(fig: go.Figure, *, height: int = 420, title: str | None = None) -> go.
         dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
     )
     if big:
-        for axis in (fig.layout.xaxis, fig.layout.yaxis):
-            if axis.title.text:
-                axis.title.text = wrap(axis.title.text, 26)
+        layout = fig.layout
+        for axis in ("xaxis", "yaxis"):
+            axis_title = layout.get(axis, {}).get("title", {})
+            if axis_title.get("text"):
+                axis_title["text"] = wrap(axis_title["text"], 26)
         # Explicit sizes: Streamlit's chart theme sets its own (smaller) tick and legend fonts otherwise.
         fig.update_layout(font_size=20, hoverlabel_font_size=18, legend_font_size=PROJECTOR_MIN_FONT)
         fig.update_xaxes(tickfont_size=PROJECTOR_MIN_FONT, title_font_size=20)
         fig.update_yaxes(tickfont_size=PROJECTOR_MIN_FONT, title_font_size=20)
-        for annotation in fig.layout.annotations:
-            if annotation.font.size is None or annotation.font.size < PROJECTOR_MIN_FONT:
-                annotation.font.size = PROJECTOR_MIN_FONT
-        for axis in (fig.layout.polar.radialaxis, fig.layout.polar.angularaxis):
-            if axis.tickfont.size is not None and axis.tickfont.size < PROJECTOR_MIN_FONT:
-                axis.tickfont.size = PROJECTOR_MIN_FONT
-        if fig.layout.legend.font.size is not None and fig.layout.legend.font.size < PROJECTOR_MIN_FONT:
-            fig.layout.legend.font.size = PROJECTOR_MIN_FONT
-        for trace in fig.data:
-            textfont = getattr(trace, "textfont", None)
-            if textfont is not None and textfont.size is not None and textfont.size < PROJECTOR_MIN_FONT:
-                trace.textfont.size = PROJECTOR_MIN_FONT
+        for annotation in layout.get("annotations", []):
+            if annotation.get("font", {}).get("size") is None or annotation["font"]["size"] < PROJECTOR_MIN_FONT:
+                annotation.setdefault("font", {})["size"] = PROJECTOR_MIN_FONT
+        for axis in ("radialaxis", "angularaxis"):
+            font = layout.get("polar", {}).get(axis, {}).get("tickfont", {})
+            if font.get("size") is not None and font["size"] < PROJECTOR_MIN_FONT:
+                font["size"] = PROJECTOR_MIN_FONT
+        for t in fig.data:
+            font = t.get("textfont", {})
+            if font.get("size") is not None and font["size"] < PROJECTOR_MIN_FONT:
+                font["size"] = PROJECTOR_MIN_FONT
     return fig
 
 
@@ -132,12 +139,15 @@ def offer_label(df: pd.DataFrame) -> pd.Series:
 def price_landscape(df: pd.DataFrame, display: DisplaySettings) -> go.Figure:
     """On-demand price per GPU-hour of every offer, by GPU model; EU data centres highlighted."""
     sym = SYMBOL[display.currency]
-    data = df.dropna(subset=["on_demand_eur_per_gpu_hour"]).copy()
+    # The five columns drawn, before any row is filtered: taking rows of the whole offers frame (60-odd Arrow
+    # columns) was this chart's largest cost in a loaded server's profile (issue #31).
+    data = df[["on_demand_eur_per_gpu_hour", "gpu_model", "is_eu_datacenter", "provider_name", "region"]]
+    data = data.dropna(subset=["on_demand_eur_per_gpu_hour"])
     order = data.groupby("gpu_model")["on_demand_eur_per_gpu_hour"].median().sort_values().index.tolist()
-    fig = go.Figure()
+    fig = Fig()
     for is_eu, name in [(False, "outside EU / not stated"), (True, "EU/EEA data centre")]:
         part = data[data["is_eu_datacenter"].fillna(False).astype(bool) == is_eu]
-        fig.add_trace(go.Box(
+        fig.add_trace(trace("box",
             x=part["on_demand_eur_per_gpu_hour"], y=part["gpu_model"], name=name, orientation="h",
             boxpoints="all", jitter=0.4, pointpos=0, fillcolor="rgba(0,0,0,0)", line=dict(width=0),
             marker=dict(color=EU_COLOURS[is_eu], size=9, opacity=0.8, line=dict(width=0.5, color="white")),
@@ -146,18 +156,18 @@ def price_landscape(df: pd.DataFrame, display: DisplaySettings) -> go.Figure:
         ))
     fig.update_yaxes(categoryorder="array", categoryarray=order[::-1], title=None)
     fig.update_xaxes(title=f"On-demand price, {sym} per GPU-hour", rangemode="tozero", tickprefix=sym)
-    return style(fig, height=max(320, 34 * len(order) + 120), title="What one GPU-hour costs, offer by offer")
+    return style(fig, height=max(320, 34 * len(order) + 120), title="What one GPU-hour costs, offer by offer").figure()
 
 
 def price_comparison(df: pd.DataFrame, display: DisplaySettings) -> go.Figure:
     sym = SYMBOL[display.currency]
     labels = offer_label(df)
-    fig = go.Figure()
+    fig = Fig()
     for ptype, col in [("on-demand", "on_demand_eur_per_gpu_hour"), ("spot", "spot_eur_per_gpu_hour"),
                        ("reserved", "reserved_eur_per_gpu_hour")]:
         values = df[col].astype(float)
         if values.notna().any():
-            fig.add_trace(go.Bar(
+            fig.add_trace(trace("bar",
                 x=values, y=labels, name=ptype, orientation="h", marker_color=PRICE_COLOURS[ptype],
                 text=[f"{sym}{v:.2f}" if pd.notna(v) else "" for v in values], textposition="outside",
                 hovertemplate=f"%{{y}}<br>{ptype}: {sym}%{{x:.2f}} per GPU-hour<extra></extra>",
@@ -169,7 +179,7 @@ def price_comparison(df: pd.DataFrame, display: DisplaySettings) -> go.Figure:
     fig.update_xaxes(title=f"{sym} per GPU-hour", rangemode="tozero", tickprefix=sym,
                      range=[0, top * 1.3] if top > 0 else None)
     fig.update_yaxes(autorange="reversed")
-    return style(fig, height=140 + 70 * len(df), title="Price per GPU-hour by price type")
+    return style(fig, height=140 + 70 * len(df), title="Price per GPU-hour by price type").figure()
 
 
 def capability_comparison(df: pd.DataFrame) -> go.Figure:
@@ -181,11 +191,11 @@ def capability_comparison(df: pd.DataFrame) -> go.Figure:
     ]
     labels = offer_label(df).str.slice(0, 40)
     big = presenting()  # projector: each panel's title on up to three lines, so that it stays inside its quarter
-    fig = make_subplots(rows=1, cols=4, subplot_titles=[wrap(m[1], 11) if big else m[1] for m in metrics],
-                        shared_yaxes=True, horizontal_spacing=0.04)
+    fig = Fig.subplots(rows=1, cols=4, subplot_titles=[wrap(m[1], 11) if big else m[1] for m in metrics],
+                       shared_yaxes=True, horizontal_spacing=0.04)
     for i, (col, _) in enumerate(metrics, start=1):
         values = df[col].astype(float)
-        fig.add_trace(go.Bar(
+        fig.add_trace(trace("bar",
             x=values.fillna(0), y=labels, orientation="h", showlegend=False,
             marker_color=["#4f46e5" if pd.notna(v) else MISSING for v in values],
             text=[f"{v:,.4g}" if pd.notna(v) else "not stated" for v in values], textposition="auto",
@@ -194,7 +204,7 @@ def capability_comparison(df: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(autorange="reversed")
     fig.update_annotations(font_size=fs(14))
     fig = style(fig, height=140 + 60 * len(df))
-    return fig.update_layout(margin_t=100) if big else fig
+    return (fig.update_layout(margin_t=100) if big else fig).figure()
 
 
 def spec_scatter(specs: pd.DataFrame) -> go.Figure:
@@ -204,7 +214,7 @@ def spec_scatter(specs: pd.DataFrame) -> go.Figure:
     # cliponaxis=False and padded axes keep them whole.
     right = x > x.max() * 0.8 if len(x) else x
     positions = [("bottom" if i % 2 else "top") + (" left" if r else " right") for i, r in enumerate(right)]
-    fig = go.Figure(go.Scatter(
+    fig = Fig(trace("scatter",
         x=data["memory_bandwidth_tbps"], y=data["bf16_dense_tflops"], mode="markers+text",
         text=data["gpu_spec_id"], textposition=positions, cliponaxis=False,
         marker=dict(size=np.sqrt(data["memory_gb"].astype(float)) * 3.2, color="#4f46e5", opacity=0.75,
@@ -216,45 +226,45 @@ def spec_scatter(specs: pd.DataFrame) -> go.Figure:
     top_y = float(data["bf16_dense_tflops"].astype(float).max()) if len(data) else 1.0
     fig.update_xaxes(title="Memory bandwidth (TB/s): decode speed", range=[0, top_x * 1.12])
     fig.update_yaxes(title="Dense BF16 TFLOP/s: training speed", range=[0, top_y * 1.15])
-    return style(fig, height=460, title="GPUs by compute and memory bandwidth (bubble = memory size)")
+    return style(fig, height=460, title="GPUs by compute and memory bandwidth (bubble = memory size)").figure()
 
 
 def freshness(offers: pd.DataFrame, stale_after_days: int) -> go.Figure:
     ages = offers["age_days"].dropna()
-    fig = go.Figure(go.Histogram(x=ages, nbinsx=24, marker_color="#4f46e5", hovertemplate="%{x} days: %{y} offers<extra></extra>"))
+    fig = Fig(trace("histogram", x=ages, nbinsx=24, marker_color="#4f46e5", hovertemplate="%{x} days: %{y} offers<extra></extra>"))
     fig.add_vline(x=stale_after_days, line_dash="dash", line_color="#dc2626",
                   annotation_text=f"stale after {stale_after_days} days", annotation_position="top right")
     fig.update_xaxes(title="Age of the offer's observation (days)", rangemode="tozero")
     fig.update_yaxes(title="Offers")
-    return style(fig, height=340, title="How old the catalog's observations are")
+    return style(fig, height=340, title="How old the catalog's observations are").figure()
 
 
 def coverage(cov: pd.DataFrame) -> go.Figure:
     data = cov.sort_values("missing_pct")
     names = [labels.label(str(f).replace(" ", "_")) for f in data["field"]]  # the store names fields in words
-    fig = go.Figure(go.Bar(
+    fig = Fig(trace("bar",
         x=data["missing_pct"], y=names, orientation="h",
         marker_color=["#dc2626" if p > 50 else "#f59e0b" if p > 20 else "#10b981" for p in data["missing_pct"]],
         text=[f"{n} missing" for n in data["offers_missing"]], textposition="auto",
         hovertemplate="%{y}: %{x:.0f}% of offers lack it<extra></extra>",
     ))
     fig.update_xaxes(title="Offers without this field (%)", range=[0, 100], ticksuffix="%")
-    return style(fig, height=380, title="What the sources did not state")
+    return style(fig, height=380, title="What the sources did not state").figure()
 
 
 def certification_matrix(providers: pd.DataFrame) -> go.Figure:
     """Which provider states which certification (one square per stated certificate); EU parents in blue."""
     rows = [(p.name, token, p.parent_jurisdiction == "EU")
             for p in providers.itertuples() for token in certification_tokens(p.certifications)]
-    fig = go.Figure()
+    fig = Fig()
     if not rows:
         fig.add_annotation(text="No provider's certifications are on record", showarrow=False, font=dict(size=18))
-        return style(fig, height=260)
+        return style(fig, height=260).figure()
     data = pd.DataFrame(rows, columns=["provider", "certification", "eu_parent"])
     order = data["certification"].value_counts().index.tolist()
     by_count = data.groupby("provider").size().sort_values().index.tolist()
     for eu, group in data.groupby("eu_parent"):
-        fig.add_trace(go.Scatter(
+        fig.add_trace(trace("scatter",
             x=group["certification"], y=group["provider"], mode="markers",
             marker=dict(symbol="square", size=22, color=EU_COLOURS[bool(eu)]),
             name="EU-headquartered parent" if eu else "parent outside the EU",
@@ -266,4 +276,4 @@ def certification_matrix(providers: pd.DataFrame) -> go.Figure:
           title="Certifications each provider states it holds (empty = none found in a source)")
     # Certificate names sit above the grid, so the title needs room and the legend goes below.
     fig.update_layout(margin=dict(t=190, b=10), legend=dict(orientation="h", yanchor="top", y=-0.02, x=0, yref="paper"))
-    return fig
+    return fig.figure()

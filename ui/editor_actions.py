@@ -129,13 +129,13 @@ def _restore(store: CatalogStore, editor: Editor, change_set_id: int, **scope) -
         st.success(f"Restored (logged as change set #{result.change_set_id}).")
 
 
-@st.cache_data(show_spinner="Preparing the workbook…", max_entries=4)
-def _catalog_workbook(_store: CatalogStore, data_version: int, include_private: bool) -> bytes:
-    """The whole catalog as Excel, built once per catalog version and role (not on every rerun)."""
+def _catalog_workbook(store: CatalogStore, include_private: bool) -> bytes:
+    """The whole catalog as Excel: built when the button is clicked (Streamlit's deferred download), never on a
+    rerun (issue #31: after every save it took about 6 % of a loaded server's script time)."""
     from catalog.importer import export_excel
     from ui.editor_view import EDITABLE_TABLES
 
-    return export_excel({t: _store.editable_rows(t, include_private=include_private) for t in EDITABLE_TABLES})
+    return export_excel({t: store.editable_rows(t, include_private=include_private) for t in EDITABLE_TABLES})
 
 
 def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_private: bool = False) -> None:
@@ -146,11 +146,13 @@ def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_priva
     st.markdown("**Export**")
     c1, c2, c3 = st.columns(3)
     table = c1.selectbox("Table", list(EDITABLE_TABLES), format_func=EDITABLE_TABLES.get, key="io_table")
-    # Private quotes and editors' names are in the export for signed-in editors only.
-    c2.download_button("Download table (CSV)", export_csv(store.editable_rows(table, include_private=sees_private)),
+    # Private quotes and editors' names are in the export for signed-in editors only. Both files are built on the
+    # click (a callable: Streamlit's deferred download), not on every rerun of the page.
+    c2.download_button("Download table (CSV)", lambda: export_csv(store.editable_rows(table, include_private=sees_private)),
                        file_name=f"{table}.csv", mime="text/csv", key="io_csv")
-    c3.download_button("Download whole catalog (Excel)", _catalog_workbook(store, store.data_version, sees_private),
-                       file_name="gpu-cloud-catalog.xlsx", key="io_xlsx")
+    c3.download_button("Download whole catalog (Excel)", lambda: _catalog_workbook(store, sees_private),
+                       file_name="gpu-cloud-catalog.xlsx",
+                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", key="io_xlsx")
     if editor is None:
         st.info("Sign in as an editor to import.")
         return

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from engine.money import from_eur
 from engine.placement import PlacementPlan
 from ui.charts import PRICE_COLOURS, fs, presenting, style
+from ui.figspec import Fig, trace
 from ui.format import SYMBOL
 from ui.scenario import DisplaySettings
 
@@ -33,7 +34,7 @@ def demand_week(plan: PlacementPlan, demand_gpus: np.ndarray) -> go.Figure:
     capacity paid every hour, so the gap below it is idle commitment."""
     hours = pd.date_range(WEEK_START, periods=demand_gpus.shape[1], freq="h")
     k = np.array([pl.committed_gpus for pl in plan.placements], dtype=float)
-    fig = go.Figure()
+    fig = Fig()
     parts = [("committed", np.minimum(demand_gpus, k[:, None]), 0.85, ""),
              ("burst", np.maximum(demand_gpus - k[:, None], 0.0), 0.35, "/")]
     for part, values, alpha, pattern in parts:
@@ -41,20 +42,20 @@ def demand_week(plan: PlacementPlan, demand_gpus: np.ndarray) -> go.Figure:
             if not values[i].any():
                 continue
             colour = WORKLOAD_COLOURS[i % len(WORKLOAD_COLOURS)]
-            fig.add_trace(go.Scatter(
+            fig.add_trace(trace("scatter",
                 x=hours, y=values[i], name=f"{pl.workload} · {part}", stackgroup="demand", mode="lines",
                 line=dict(width=0.5, color=colour), fillcolor=_rgba(colour, alpha), legendgroup=pl.workload,
                 fillpattern=dict(shape=pattern, fgcolor=colour, solidity=0.25) if pattern else None,
                 hovertemplate=f"{pl.workload}, {part}: %{{y:.1f}} GPUs<extra>%{{x|%a %H:%M}}</extra>",
             ))
     if k.sum():
-        fig.add_trace(go.Scatter(x=hours, y=np.full(len(hours), k.sum()), name="committed capacity (paid every hour)",
+        fig.add_trace(trace("scatter", x=hours, y=np.full(len(hours), k.sum()), name="committed capacity (paid every hour)",
                                  mode="lines", line=dict(color="#1f2933", dash="dash", width=2),
                                  hovertemplate="committed: %{y:.0f} GPUs<extra></extra>"))
     fig.update_xaxes(tickformat="%a %H:%M", dtick=12 * 3600 * 1000, title=None)
     fig.update_yaxes(title="GPUs in use", rangemode="tozero")
     fig.update_layout(hovermode="x unified", legend=dict(font=dict(size=fs(13)), traceorder="normal"))
-    return style(fig, height=500, title="Demand in a typical week: committed GPUs and burst")
+    return style(fig, height=500, title="Demand in a typical week: committed GPUs and burst").figure()
 
 
 def _money(values, display: DisplaySettings) -> np.ndarray:
@@ -74,24 +75,24 @@ def savings(plan: PlacementPlan, on_demand: PlacementPlan | None, dedicated: Pla
     for (_, p, _), c in zip(bars[1:], costs[1:], strict=True):
         _, pct = plan.savings_against(p)
         text.append(f"{sym}{c:,.0f}{'<br>' if big else ' · '}plan saves {pct:.0%}")
-    fig = go.Figure(go.Bar(
+    fig = Fig(trace("bar",
         x=costs, y=[b[0] for b in bars], orientation="h", marker_color=[b[2] for b in bars], text=text,
         textposition="outside", cliponaxis=False, hovertemplate=f"%{{y}}: {sym}%{{x:,.0f}} a month<extra></extra>"))
     fig.update_xaxes(title=f"{sym} per month", tickprefix=sym, rangemode="tozero",
                      range=[0, costs.max() * (1.7 if big else 1.45)])
     fig.update_yaxes(autorange="reversed", title=None)
-    return style(fig, height=330, title="Monthly cost against both baselines")
+    return style(fig, height=330, title="Monthly cost against both baselines").figure()
 
 
 def sensitivity(frame: pd.DataFrame, display: DisplaySettings) -> go.Figure:
     """Plan and baseline cost per month as every on-demand price is scaled (spot and reserved fixed)."""
     sym = SYMBOL[display.currency]
     x = frame["factor"].to_numpy() * 100
-    fig = go.Figure()
+    fig = Fig()
     for col, name, colour, dash in [("dedicated", "Dedicated for peak", DEDICATED, "dot"),
                                     ("all_on_demand", "All on demand", ON_DEMAND, "dash"),
                                     ("plan", "Optimised plan", PLAN, "solid")]:
-        fig.add_trace(go.Scatter(
+        fig.add_trace(trace("scatter",
             x=x, y=_money(frame[col], display), name=name, mode="lines+markers",
             line=dict(color=colour, dash=dash, width=3 if col == "plan" else 2),
             customdata=frame["committed_gpus"], hovertemplate=(
@@ -101,4 +102,4 @@ def sensitivity(frame: pd.DataFrame, display: DisplaySettings) -> go.Figure:
                   annotation_position="top left")
     fig.update_xaxes(title="On-demand prices, % of today's catalog", ticksuffix=" %")
     fig.update_yaxes(title=f"{sym} per month", tickprefix=sym, rangemode="tozero")
-    return style(fig, height=330, title="If on-demand prices move")
+    return style(fig, height=330, title="If on-demand prices move").figure()

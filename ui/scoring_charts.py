@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 
 from engine.scoring import CRITERIA, MonteCarloResult, ScoringResult
 from ui.charts import MISSING, presenting, style
+from ui.figspec import Fig, trace
 
 #: 15 distinguishable colours, one per criterion in CRITERIA order (price first, in the app's blue).
 CRITERION_COLOURS = dict(zip([c.name for c in CRITERIA], [
@@ -54,10 +55,10 @@ def contributions(result: ScoringResult, positions: np.ndarray, labels: list[str
     labels = unique_labels(list(labels))
     part = result.normalised[positions] * result.weights
     total = part.sum(axis=1)
-    fig = go.Figure()
+    fig = Fig()
     flat = [j for j in _weighted(result) if result.criteria[j].name in result.uninformative]
     if flat:
-        fig.add_trace(go.Bar(
+        fig.add_trace(trace("bar",
             x=part[:, flat].sum(axis=1), y=labels, orientation="h", marker_color=MISSING,
             name=f"Same for every offer ({len(flat)} criteria)", marker_line=dict(width=1, color="white"),
             hovertemplate="%{y}<br>" + ", ".join(result.criteria[j].label for j in flat)
@@ -67,13 +68,13 @@ def contributions(result: ScoringResult, positions: np.ndarray, labels: list[str
         if j in flat:
             continue
         c = result.criteria[j]
-        fig.add_trace(go.Bar(
+        fig.add_trace(trace("bar",
             x=part[:, j], y=labels, orientation="h", name=c.label, marker_color=CRITERION_COLOURS[c.name],
             marker_line=dict(width=1, color="white"), customdata=np.full(len(labels), result.weights[j]),
             hovertemplate=f"%{{y}}<br>{c.label}: %{{x:.3f}} of %{{customdata:.3f}} possible<extra></extra>",
         ))
     prefix = "" if result.method.value == "weighted_sum" else "sum "  # TOPSIS: the bars are not its score
-    fig.add_trace(go.Scatter(x=total, y=labels, mode="text", text=[f" {prefix}{t:.3f}" for t in total],
+    fig.add_trace(trace("scatter", x=total, y=labels, mode="text", text=[f" {prefix}{t:.3f}" for t in total],
                              textposition="middle right", showlegend=False, hoverinfo="skip", cliponaxis=False,
                              textfont=dict(size=15, color="#1f2933")))
     fig.update_layout(barmode="stack", bargap=0.3)
@@ -86,7 +87,7 @@ def contributions(result: ScoringResult, positions: np.ndarray, labels: list[str
     if not presenting():  # the projector keeps style()'s legend at the right
         fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.16, x=0, xanchor="left",
                                       font=dict(size=13), traceorder="normal"))
-    return fig
+    return fig.figure()
 
 
 def radar(result: ScoringResult, positions: np.ndarray, labels: list[str]) -> go.Figure:
@@ -97,10 +98,10 @@ def radar(result: ScoringResult, positions: np.ndarray, labels: list[str]) -> go
     # Axis names on two lines when long: at the left and right edges one long line was cut off.
     theta = [_wrap(result.criteria[j].label.split(" (")[0]) for j in axes]
     labels = unique_labels(list(labels))
-    fig = go.Figure()
+    fig = Fig()
     for k, (i, label) in enumerate(zip(positions, labels, strict=True)):
         r = result.normalised[i, axes]
-        fig.add_trace(go.Scatterpolar(
+        fig.add_trace(trace("scatterpolar",
             r=[*r, r[0]], theta=[*theta, theta[0]], name=label, fill="toself", opacity=0.55,
             line=dict(color=RANK_COLOURS[k % 3], width=2.5), hovertemplate="%{theta}: %{r:.2f}<extra>" + label + "</extra>",
         ))
@@ -111,7 +112,7 @@ def radar(result: ScoringResult, positions: np.ndarray, labels: list[str]) -> go
     if presenting():  # style()'s legend at the foot of the figure
         # the lower axis names (two lines at 18 px) hang below the circle: room for them above the legend (#27.15)
         fig.update_layout(height=680, legend=dict(yref="container", y=0, yanchor="bottom"), polar_domain_y=[0.12, 1])
-    return fig
+    return fig.figure()
 
 
 def stability_intervals(result: ScoringResult, rival_labels: dict[int, str]) -> go.Figure:
@@ -128,9 +129,9 @@ def stability_intervals(result: ScoringResult, rival_labels: dict[int, str]) -> 
 
     below, above = who(iv.lower_rival[js]), who(iv.upper_rival[js])
     lo, hi = np.clip(lo, 0, 100) + 0.0, np.clip(hi, 0, 100) + 0.0  # no "-0" from a bound at -1e-15
-    fig = go.Figure()
-    fig.add_trace(go.Bar(
-        x=hi - lo, base=lo, y=names, orientation="h", name="#1 stays first",
+    fig = Fig()
+    fig.add_trace(trace("bar",  # base: plotly sends an arbitrary-type property as a list, not a typed array
+        x=hi - lo, base=lo.astype(object), y=names, orientation="h", name="#1 stays first",
         marker_color=[CRITERION_COLOURS[result.criteria[j].name] for j in js], opacity=0.45,
         customdata=np.stack([lo, hi, below, above], axis=-1),
         hovertemplate="%{y}: #1 stays first from %{customdata[0]:.0f} % to %{customdata[1]:.0f} %<br>"
@@ -138,14 +139,14 @@ def stability_intervals(result: ScoringResult, rival_labels: dict[int, str]) -> 
         text=[f"{a:.0f}–{b:.0f} %" for a, b in zip(lo, hi, strict=True)], textposition="outside", cliponaxis=False,
         textfont=dict(size=13),
     ))
-    fig.add_trace(go.Scatter(x=w, y=names, mode="markers", name="current weight",
+    fig.add_trace(trace("scatter", x=w, y=names, mode="markers", name="current weight",
                              marker=dict(symbol="diamond", size=13, color="#111827", line=dict(width=1, color="white")),
                              hovertemplate="%{y}: weight now %{x:.0f} %<extra></extra>"))
     total = "% of the weight that counts" if result.uninformative else "% of the total"
     fig.update_xaxes(title=f"Weight of the criterion ({total})", range=[0, 122], ticksuffix=" %",
                      tickvals=[0, 20, 40, 60, 80, 100])
     fig.update_yaxes(title=None)
-    return style(fig, height=150 + 40 * len(js), title="Weight range in which #1 stays first")
+    return style(fig, height=150 + 40 * len(js), title="Weight range in which #1 stays first").figure()
 
 
 def p_first(result: ScoringResult, mc: MonteCarloResult, labels: dict[int, str], top_n: int = 8) -> go.Figure:
@@ -154,7 +155,7 @@ def p_first(result: ScoringResult, mc: MonteCarloResult, labels: dict[int, str],
     top = int(result.order[0])
     names = unique_labels([labels[i] for i in order])
     p = mc.p_first[order] * 100
-    fig = go.Figure(go.Bar(
+    fig = Fig(trace("bar",
         x=p, y=names, orientation="h", marker_color=[TOP if i == top else MISSING for i in order],
         text=[f"{v:.0f} %" if v >= 0.5 else "<1 %" for v in p], textposition="outside", cliponaxis=False,
         hovertemplate="%{y}: first in %{x:.1f} % of draws<extra></extra>",
@@ -162,4 +163,4 @@ def p_first(result: ScoringResult, mc: MonteCarloResult, labels: dict[int, str],
     fig.update_xaxes(title=f"First place in {mc.n_samples:,} weight draws (%)", range=[0, 112], ticksuffix=" %",
                      tickvals=[0, 20, 40, 60, 80, 100])
     fig.update_yaxes(autorange="reversed", title=None)
-    return style(fig, height=150 + 40 * max(len(order), 2), title="Probability of first place")
+    return style(fig, height=150 + 40 * max(len(order), 2), title="Probability of first place").figure()

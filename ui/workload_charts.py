@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ui.charts import EU_COLOURS, MISSING, PRICE_COLOURS, fs, presenting, style
+from ui.figspec import Fig, trace
 from ui.format import SYMBOL
 from ui.scenario import DisplaySettings
 
@@ -54,13 +54,13 @@ def time_cost_scatter(points: pd.DataFrame, x_title: str, y_title: str, display:
     """Every ranked offer by time (x) and cost (y); the Pareto front (nothing both cheaper and faster) joined
     by a line and labelled; hollow markers are offers priced with stated defaults."""
     sym = SYMBOL[display.currency]
-    fig = go.Figure()
+    fig = Fig()
     hover = f"%{{text}}<br>{x_title}: %{{x:,.2f}}<br>{y_title}: {sym}%{{y:,.2f}}<br>%{{customdata}}<extra></extra>"
     others = points[~points["is_front"]]
     for assumed, name in [(False, "other offers"), (True, "fabric assumed")]:
         part = others[others["assumed_default"] == assumed]
         if len(part):
-            fig.add_trace(go.Scatter(
+            fig.add_trace(trace("scatter",
                 x=part["x"], y=part["y"], mode="markers", name=name, text=part["label"],
                 customdata=np.where(part["assumed_default"], "priced with stated defaults: " + part["defaults_used"], ""),
                 marker=dict(size=10, color="white" if assumed else OTHER, opacity=0.85,
@@ -71,7 +71,7 @@ def time_cost_scatter(points: pd.DataFrame, x_title: str, y_title: str, display:
     names = front["provider_name"].str.split(" (", regex=False).str[0] + " " + front["gpu"]
     # A label in the right part of the plot goes left of its marker, so the plot's edge never cuts it.
     to_left = _right_part(front["x"], points["x"])
-    fig.add_trace(go.Scatter(
+    fig.add_trace(trace("scatter",
         x=front["x"], y=front["y"], mode="lines+markers+text", name="Pareto front (nothing cheaper and faster)",
         text=[f"{n}\u2003" if left else f"\u2003{n}" for n, left in zip(names, to_left, strict=True)],
         textposition=[("top " if i % 2 == 0 else "bottom ") + ("left" if left else "right")
@@ -83,7 +83,7 @@ def time_cost_scatter(points: pd.DataFrame, x_title: str, y_title: str, display:
     ))
     chosen = points[points["offer_id"] == selected]
     if len(chosen):
-        fig.add_trace(go.Scatter(
+        fig.add_trace(trace("scatter",
             x=chosen["x"], y=chosen["y"], mode="markers", name="broken down at right", hoverinfo="skip",
             marker=dict(size=22, color="rgba(0,0,0,0)", line=dict(width=2.5, color=SELECTED)),
         ))
@@ -91,7 +91,7 @@ def time_cost_scatter(points: pd.DataFrame, x_title: str, y_title: str, display:
     fig.update_yaxes(title=y_title, **_axis(points["y"], sym))
     fig = style(fig, height=540, title="Time versus cost, every priced offer")
     fig.update_layout(margin=dict(r=40, t=50, b=10), legend=dict(y=-0.16, yanchor="top", yref="paper"))  # legend below: the column is narrow
-    return fig
+    return fig.figure()
 
 
 def training_breakdown(parts: pd.DataFrame, display: DisplaySettings) -> go.Figure:
@@ -99,7 +99,7 @@ def training_breakdown(parts: pd.DataFrame, display: DisplaySettings) -> go.Figu
     communication, failures — one bar per part."""
     sym = SYMBOL[display.currency]
     total = float(parts["cost"].sum())
-    fig = go.Figure(go.Bar(
+    fig = Fig(trace("bar",
         x=parts["cost"], y=parts["short"], orientation="h", marker_color=LOSS_COLOURS[: len(parts)],
         text=[f"{sym}{c:,.0f} · {s:.0%}" for c, s in zip(parts["cost"], parts["share"], strict=True)],
         textposition="outside", cliponaxis=False, customdata=parts["part"],
@@ -108,7 +108,7 @@ def training_breakdown(parts: pd.DataFrame, display: DisplaySettings) -> go.Figu
     fig.update_yaxes(autorange="reversed", title=None)
     fig.update_xaxes(title=f"Part of the cost per job ({sym})", tickprefix=sym,
                      range=[0, 1.35 * total if total > 0 else 1])
-    return style(fig, height=320, title="Where the money goes: scaling loss on this offer")
+    return style(fig, height=320, title="Where the money goes: scaling loss on this offer").figure()
 
 
 def batching_tradeoff(sweep: pd.DataFrame, current_batch: int, latency_target_s: float) -> go.Figure:
@@ -116,22 +116,22 @@ def batching_tradeoff(sweep: pd.DataFrame, current_batch: int, latency_target_s:
     (line) against the batch size, for one offer."""
     fits = sweep.dropna(subset=["tokens_per_s_per_gpu"])
     x = fits["batch_size"].astype(str)
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig = Fig.subplots(specs=[[{"secondary_y": True}]])
     marks = [f"×{tp:.0f}" if tp > 1 else "" for tp in fits["tensor_parallel_degree"]]
     big = presenting()  # projector: ×n under the batch size (in a short bar its larger type ran over the axis, #27.15)
-    fig.add_trace(go.Bar(
+    fig.add_trace(trace("bar",
         x=x, y=fits["tokens_per_s_per_gpu"], name="tokens/s per GPU",
         marker_color=[PART_COLOURS[0] if b == current_batch else PART_COLOURS[1] for b in fits["batch_size"]],
         customdata=fits["tensor_parallel_degree"], textposition="inside", insidetextanchor="end", textangle=0,
         textfont=dict(size=13, color="white"), constraintext="none", text=None if big else marks,
         hovertemplate="batch %{x}: %{y:,.0f} tokens/s per GPU (%{customdata:.0f} GPUs per replica)<extra></extra>",
     ), secondary_y=False)
-    fig.add_trace(go.Scatter(
+    fig.add_trace(trace("scatter",
         x=x, y=fits["request_latency_s"], name="latency per request (s)", mode="lines+markers",
         line=dict(color=LATENCY, width=2.5), marker=dict(size=8),
         hovertemplate="batch %{x}: %{y:.2f} s per request<extra></extra>",
     ), secondary_y=True)
-    fig.add_trace(go.Scatter(
+    fig.add_trace(trace("scatter",
         x=[x.iloc[0], x.iloc[-1]] if len(x) else [], y=[latency_target_s] * 2 if len(x) else [],
         name=f"latency target {latency_target_s:g} s", mode="lines", line=dict(color=LATENCY, dash="dash", width=1.5),
         hoverinfo="skip",
@@ -154,4 +154,4 @@ def batching_tradeoff(sweep: pd.DataFrame, current_batch: int, latency_target_s:
     if not len(fits):
         fig.add_annotation(text="The model does not fit on this offer at any batch size", showarrow=False,
                            font=dict(color=MISSING, size=fs(16)))
-    return fig
+    return fig.figure()

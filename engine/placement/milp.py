@@ -9,15 +9,17 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from engine.placement.budget import check_level_columns
 from engine.placement.commitment import _commit_count
 from engine.placement.eligibility import PlacementInfeasibleError, _Prepared
 from engine.tco import HOURS_PER_MONTH
+
+if TYPE_CHECKING:  # scipy is imported where a model is built and solved: pages without placement never load it
+    from scipy import sparse
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,8 @@ def _build(p: _Prepared, opts: _Options, mode: str, fallback_eur_per_month: np.n
     if capped.size:
         add(np.searchsorted(capped, opts.v[sel]), ik + opt[sel], np.ones(int(sel.sum())),
             np.full(capped.size, -np.inf), cap[capped], capped.size)
+    from scipy import sparse  # here, not at import: only a solve needs scipy (issue #31, cold start)
+
     a = sparse.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n_row, n_var))
     must = np.zeros(n_w, dtype=bool)
     must[w_with[must_w]] = True
@@ -218,6 +222,8 @@ def _build(p: _Prepared, opts: _Options, mode: str, fallback_eur_per_month: np.n
 
 
 def _run(m: _Model, lo: np.ndarray, hi: np.ndarray, integer: bool, time_limit_s: float, mip_rel_gap: float):
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     return milp(m.c, constraints=LinearConstraint(m.a, m.row_lo, m.row_hi),
                 integrality=m.integrality if integer else None, bounds=Bounds(lo, hi),
                 options={"time_limit": float(time_limit_s), "mip_rel_gap": float(mip_rel_gap), "disp": False})

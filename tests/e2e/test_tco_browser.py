@@ -51,3 +51,18 @@ def test_client_case_headline_metrics_and_cumulative_chart_agree(page: Page, app
     chart = page.locator(".st-key-tco_cumulative[data-stale=\"false\"]")
     expected_label = {"owning": "own lowest", "renting on demand": "rent on demand lowest"}[cheapest]
     expect(chart).to_contain_text(f"horizon end: {expected_label}", timeout=20_000)
+
+
+def test_monte_carlo_draws_rerun_the_block_and_the_link_keeps_them(page: Page, app_url: str):
+    """The Monte Carlo block is a fragment (issue #31): moving Draws redraws it with the new count without a
+    full rerun, and the URL written from inside the fragment restores that count after a reload."""
+    page.goto(f"{app_url}/tco")
+    expect(page.get_by_role("heading", name="Rent or own")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(r"^Over 20,000 draws of the uncertain inputs"))).to_be_visible(timeout=60_000)
+    draws = page.locator(".st-key-tco_draws").get_by_role("slider")
+    draws.focus()
+    page.keyboard.press("End")  # 100,000 draws, the last option
+    expect(page.get_by_text(re.compile(r"^Over 100,000 draws of the uncertain inputs"))).to_be_visible(timeout=60_000)
+    expect(page).to_have_url(re.compile(r"[?&]s="), timeout=20_000)
+    page.reload()
+    expect(page.get_by_text(re.compile(r"^Over 100,000 draws of the uncertain inputs"))).to_be_visible(timeout=60_000)
