@@ -17,6 +17,7 @@ from engine.adapters import venues_from_offers
 from engine.money import DEFAULT_USD_PER_EUR
 from engine.placement import baseline_all_on_demand, place_portfolio
 from tests.app.conftest import open_page
+from tests.app.synthetic import drop_single_host_listings
 from ui.placement_view import EXAMPLES, K_GRID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +32,7 @@ def catalog_frame(catalog_path) -> pd.DataFrame:
 
 @pytest.fixture
 def placement(catalog_path) -> AppTest:
+    assert drop_single_host_listings(catalog_path)  # see its docstring
     return open_page("app_pages/placement.py")
 
 
