@@ -59,6 +59,7 @@ def test_the_export_header_is_prefilled_from_the_workspace(store):
     at.switch_page("app_pages/workshop.py").run()
     assert at.text_input(key="ws_x_client").value == "ACME Automotive"
     assert at.text_input(key="ws_x_name").value == ""
+    at.button(key="ws_confirm").click().run()  # a workspace opened from a link: confirm whose it is (#28.7)
     at.text_input(key="ws_name").input("Board baseline").run()
     at.button(key="ws_save").click().run()
     assert not at.exception
