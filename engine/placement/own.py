@@ -35,7 +35,7 @@ from engine.tco import HOURS_PER_MONTH, TcoInputs, horizon_cost_eur_per_gpu
 #: Default lead time of an own (or dedicated) cluster [d]: two quarters, the smallest reading of the seed
 #: guide's "lead times for dedicated GPU clusters can stretch to quarters rather than weeks" [1].
 DEFAULT_OWN_LEAD_TIME_DAYS = 182.0
-OWN_LEAD_TIME_SOURCE = ("seed guide (GPU cloud computing guide): 'Lead times for dedicated GPU clusters can stretch "
+OWN_LEAD_TIME_SOURCE = ("docs/gpu-cloud-computing-guide.txt line 51: 'Lead times for dedicated GPU clusters can stretch "
                         "to quarters rather than weeks'; default two quarters = 182 days (user input)")
 #: Venue id of the own cluster (no catalog offer id starts with ``own:``).
 OWN_VENUE_ID = "own:cluster"

@@ -19,7 +19,11 @@ def sources_markdown() -> str:
     from domain.geography import EU_EEA_COUNTRY_CODES
     from engine import power
     from engine.placement import DEFAULT_ASSUMPTIONS as PLACEMENT
-    from engine.placement import DEFAULT_OWN_LEAD_TIME_DAYS, EPOCH_COMMITMENT_DISCOUNT_FRACTION, OWN_LEAD_TIME_SOURCE
+    from engine.placement import (
+        DEFAULT_OWN_LEAD_TIME_DAYS,
+        EPOCH_COMMITMENT_DISCOUNT_FRACTION,
+        OWN_LEAD_TIME_SOURCE,
+    )
     from engine.scoring import CRITERIA, PRESETS
     from engine.tco import TcoInputs
     from engine.workload import DEFAULT_ASSUMPTIONS as WORKLOAD
