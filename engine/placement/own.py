@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.placement.venues import DAYS_PER_MONTH
 from engine.tco import HOURS_PER_MONTH, TcoInputs, horizon_cost_eur_per_gpu
+from engine.tco.inputs import MAX_CLUSTER_GPUS
 
 #: Default lead time of an own (or dedicated) cluster [d]: two quarters, the smallest reading of the seed
 #: guide's "lead times for dedicated GPU clusters can stretch to quarters rather than weeks" [1].
@@ -60,8 +61,9 @@ class OwnCluster(BaseModel):
                                    description="Size fixed by the user [GPU]; None = the plan chooses.")
     max_gpus: float | None = Field(None, ge=0, le=100_000,
                                    description="Most GPUs the plan may buy when it chooses the size [GPU].")
-    reference_gpus: int = Field(8, ge=1, le=100_000,
-                                description="Size the staff cost is spread over when the plan chooses [GPU].")
+    reference_gpus: int = Field(8, ge=1, le=MAX_CLUSTER_GPUS,
+                                description="Size the staff cost is spread over when the plan chooses [GPU]; "
+                                            "the Rent-or-own cluster size, so the same bound (one definition).")
     country: str = Field("", max_length=60, description="Country of the client's data centre or colocation.")
     is_eu_datacenter: bool = Field(True, description="The client states the site is in the EU/EEA.")
     is_eu_client: bool = Field(True, description="The client (the 'parent') is an EU organisation.")

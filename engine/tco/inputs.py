@@ -88,6 +88,9 @@ _STORAGE_USD_PER_SERVER = (
 _DEFAULT_DEPRECIATION_YEARS = 5.0
 
 
+#: Largest cluster the Rent-or-own inputs (and the own-cluster venue priced from them) accept [GPU].
+MAX_CLUSTER_GPUS = 1_000_000
+
 class TcoInputs(BaseModel):
     """Validated scalar inputs of one rent-or-own scenario (one slider position).
 
@@ -121,7 +124,7 @@ class TcoInputs(BaseModel):
         source="assumption (user input): 70 %; published owning break-even claims are 50-65 % (TechnoLynx 2026).",
     )
     cluster_gpus: int = assumed(
-        GPUS_PER_H100_SERVER, ge=1, le=1_000_000, unit="GPU",
+        GPUS_PER_H100_SERVER, ge=1, le=MAX_CLUSTER_GPUS, unit="GPU",
         description="GPUs in the cluster: every total is for all of them; staff cost is spread over them.",
         source=f"one 8-GPU DGX/HGX H100 server ({_DGX_GUIDE}).",
     )

@@ -149,6 +149,21 @@ def shown(monkeypatch):
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", recording)
 
+    # Exports built on click (issue #31) pass a callable: build them at once while recording, so that what a
+    # click would hand out is checked too.
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+
+    original_button = DeltaGenerator.download_button
+
+    def eager(self, label, data, *args, **kwargs):
+        if active and callable(data):
+            data = data()
+        return original_button(self, label, data, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", eager)
+    monkeypatch.setattr(st, "download_button", lambda *a, **k: eager(st._main, *a, **k))
+
     def factory() -> Shown:
         s = Shown()
         active.append(s)

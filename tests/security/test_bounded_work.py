@@ -133,7 +133,8 @@ def test_the_placement_page_shows_the_budget_message_instead_of_solving(store):
     offers = store.list_offers(usd_per_eur=1.08)["offer_id"].tolist()
     scenario = Scenario.model_validate({"placement": {
         "workloads": [{"name": f"w{i}", "mean_gpus": 2_000, "peak_gpus": 2_000} for i in range(20)],
-        "other_provider_discount_fraction": 0.8, "capacity_gpus": {o: 50_000 for o in offers}}})
+        "other_provider_discount_fraction": 0.8, "capacity_gpus": {o: 50_000 for o in offers},
+        "commit_on_stale_or_unknown": True}})  # every offer committable (#29: stale or unstated ones are not by default)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.session_state["scenario"] = scenario
     at.run()
