@@ -1,10 +1,31 @@
 """In Debian Chromium: the placement plan, its demand chart and the headline follow an edit in the portfolio grid."""
 
 import re
+import shutil
+import subprocess
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import edit_first_row_cell
+from tests.app.synthetic import drop_single_host_listings
+from tests.e2e.conftest import edit_first_row_cell, start_server
+
+
+@pytest.fixture(scope="module")
+def app_url(seed_catalog_file, tmp_path_factory):
+    """The app on the seed without the Vast.ai single-host listings (tests/app/synthetic.py says why): these tests
+    are about commitments and lead times, which one marketplace host at EUR 1.20/GPU-h would undercut."""
+    workdir = tmp_path_factory.mktemp("e2e-placement")
+    catalog = workdir / "catalog.duckdb"
+    shutil.copyfile(seed_catalog_file, catalog)
+    assert drop_single_host_listings(catalog)
+    proc, url = start_server(catalog, workdir / "streamlit.log")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
@@ -19,7 +40,7 @@ def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
     headline = page.locator('[data-testid="stMetric"]').filter(has_text="Plan cost per month")
     expect(headline).to_contain_text(re.compile(r"€[\d,]+"))
     summary = page.get_by_text(re.compile(r"^The plan commits \d+ GPUs"))
-    headline_before, summary_before = headline.inner_text(), summary.inner_text()
+    headline_before = headline.inner_text()
 
     # Mean GPUs of the first workload (fraud-scoring-api) 4 -> 5: click its name cell, move right to Mean GPUs.
     grid = grids.first
@@ -27,7 +48,9 @@ def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
     page.get_by_role("button", name="Update the plan").click()
 
     expect(headline).not_to_have_text(headline_before, timeout=20_000)
-    expect(summary).not_to_have_text(summary_before)
+    # With no commitment by default (#29: the EU offers' committed prices are stale or unstated) the summary's
+    # counts may stay; the cost above moved.
+    expect(summary).to_be_visible()
     expect(plan.locator('td[role="gridcell"]').filter(has_text="fraud-scoring-api").first).to_be_attached()
     # no error; a warning may stand (e.g. a stale price the plan uses: issue 14 item 7)
     expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
