@@ -142,12 +142,15 @@ def test_the_next_download_reflects_a_changed_input(page: Page, app_url: str):
 def test_the_downloaded_report_shows_the_client_header_scoring_and_placement(page: Page, app_url: str):
     """#19.4: the PDF downloaded from the browser, rendered to PNG and read back, has the client header and the
     scoring and placement sections."""
-    from tests.e2e.conftest import pdf_page_text, pdf_pages_with
+    from tests.e2e.conftest import finished_runs, pdf_page_text, pdf_pages_with, wait_for_rerun, wait_idle
 
     _open_export(page, app_url)
     page.get_by_label("Client (report header)").fill("Globex Corporation")
+    wait_idle(page)
+    before = finished_runs(page)
     page.get_by_label("Scenario name (report header)").fill("Burst to spot")
     page.get_by_label("Scenario name (report header)").press("Enter")
+    wait_for_rerun(page, before)  # the name reaches the server before the report is built
     data = _build_and_download(page, "pdf")
     where = pdf_pages_with(data, ["Provider scoring", "Hybrid placement"])
     seen = pdf_page_text(data, pages=sorted({1, *where.values()}))
