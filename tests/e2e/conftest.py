@@ -52,18 +52,25 @@ def start_server(catalog: Path, log_path: Path, *, secrets: Path | None = None,
     raise RuntimeError(f"streamlit did not become healthy; log:\n{log_path.read_text()}")
 
 
-@pytest.fixture(scope="session")
-def app_url(seed_catalog_file, tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("e2e")
+def serve_seed_copy(seed_catalog_file, workdir: Path, prepare=None, **server_kwargs):
+    """Generator for a fixture: a copy of the seed catalog (``prepare(catalog)`` may change it) served by
+    ``streamlit run``; yields the URL, stops the server afterwards."""
     catalog = workdir / "catalog.duckdb"
     shutil.copyfile(seed_catalog_file, catalog)
-    proc, url = start_server(catalog, workdir / "streamlit.log")
+    if prepare is not None:
+        prepare(catalog)
+    proc, url = start_server(catalog, workdir / "streamlit.log", **server_kwargs)
     yield url
     proc.terminate()
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture(scope="session")
+def app_url(seed_catalog_file, tmp_path_factory):
+    yield from serve_seed_copy(seed_catalog_file, tmp_path_factory.mktemp("e2e"))
 
 
 @pytest.fixture(scope="session")

@@ -5,27 +5,16 @@ a reverse proxy's forwarding header is read-only with the reason shown; the same
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.conftest import start_server
+from tests.e2e.conftest import serve_seed_copy
 
 
 @pytest.fixture(scope="module")
 def local_app(seed_catalog_file, tmp_path_factory):
-    work = tmp_path_factory.mktemp("local-mode")
-    catalog = work / "catalog.duckdb"
-    shutil.copyfile(seed_catalog_file, catalog)
-    proc, url = start_server(catalog, work / "streamlit.log", local_editing=True)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    yield from serve_seed_copy(seed_catalog_file, tmp_path_factory.mktemp("local-mode"), local_editing=True)
 
 
 @pytest.mark.parametrize("header", [None, ("X-Forwarded-For", "203.0.113.9"), ("X-Real-IP", "203.0.113.9"),

@@ -1,31 +1,22 @@
 """In Debian Chromium: the placement plan, its demand chart and the headline follow an edit in the portfolio grid."""
 
 import re
-import shutil
-import subprocess
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.app.synthetic import drop_single_host_listings
-from tests.e2e.conftest import edit_first_row_cell, start_server
+from tests.e2e.conftest import edit_first_row_cell, serve_seed_copy
 
 
 @pytest.fixture(scope="module")
 def app_url(seed_catalog_file, tmp_path_factory):
     """The app on the seed without the Vast.ai single-host listings (tests/app/synthetic.py says why): these tests
     are about commitments and lead times, which one marketplace host at EUR 1.20/GPU-h would undercut."""
-    workdir = tmp_path_factory.mktemp("e2e-placement")
-    catalog = workdir / "catalog.duckdb"
-    shutil.copyfile(seed_catalog_file, catalog)
-    assert drop_single_host_listings(catalog)
-    proc, url = start_server(catalog, workdir / "streamlit.log")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    def prepare(catalog):
+        assert drop_single_host_listings(catalog)
+
+    yield from serve_seed_copy(seed_catalog_file, tmp_path_factory.mktemp("e2e-placement"), prepare=prepare)
 
 
 def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):
