@@ -370,10 +370,13 @@ def _download(slot, kind: str, label: str, file_name: str, mime: str, current: s
 def _prefill(key: str, value: str) -> None:
     """Fill a report-header field from the workspace (issue #27.12) whenever that value changes (a workspace opened,
     a scenario saved or loaded), unless the user has typed their own text into it."""
-    last = st.session_state.get(f"_{key}_prefill")
-    if st.session_state.get(key) in (None, last or ""):
-        st.session_state[key] = value[:120]
-    st.session_state[f"_{key}_prefill"] = value[:120]
+    last, value = st.session_state.get(f"_{key}_prefill"), value[:120]
+    current = st.session_state.get(key)
+    # Write only a change: assigning a widget's key on every run (even the same text) makes Streamlit push that value
+    # to the browser, which overwrote what the user was typing in the other field before it reached the server.
+    if current in (None, last or "") and current != value:
+        st.session_state[key] = value
+    st.session_state[f"_{key}_prefill"] = value
 
 
 def export(store: CatalogStore, scenario: Scenario, record: dict | None) -> None:

@@ -8,6 +8,9 @@ import re
 
 import openpyxl
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from tests.e2e.conftest import wait_idle
 
 
 def _fill(data: bytes) -> bytes:
@@ -41,10 +44,15 @@ def test_questionnaire_export_fill_import_confirm(page: Page, app_url: str, tmp_
     expect(page.get_by_text(re.compile(r"in scope \(offers meeting the brief\)"))).to_be_visible(timeout=60_000)
     chooser = page.get_by_role("combobox", name=re.compile(r"^Providers"))
     scoped = page.get_by_text(re.compile(r"offer\(s\) of 1 provider\(s\) in scope"))
-    for _ in range(3):  # a rerun landing mid-click (busy machine) can drop the choice: choose again
+    for _ in range(4):  # a rerun landing mid-click (busy machine) closes the list or drops the choice: choose again
+        wait_idle(page)
         chooser.click()
         chooser.fill("Nebius")
-        page.get_by_role("option", name="Nebius AI Cloud").click()
+        try:
+            page.get_by_role("option", name="Nebius AI Cloud").click(timeout=15_000)
+        except PlaywrightTimeoutError:
+            page.keyboard.press("Escape")
+            continue
         page.keyboard.press("Escape")
         try:
             expect(scoped).to_be_visible(timeout=30_000)
