@@ -7,6 +7,7 @@ from ui import brief, placement_compare
 from ui import placement_charts as charts
 from ui import placement_view as view
 from ui.format import money, plain
+from ui.placement_venues import single_host_note
 from ui.quotes import offers_with_quotes
 from ui.scenario import get_scenario
 
@@ -47,7 +48,7 @@ else:
         st.warning(warning, icon=":material/warning:")
     st.caption(f":material/filter_alt: Venues: {len(solved.venues)} of {len(catalog)} catalog offers under the "
                f"client-wide rules ({view.rules_text(section)}); {solved.n_outlier_prices} flagged outlier price"
-               f"{'s' * (solved.n_outlier_prices != 1)} not used.")
+               f"{'s' * (solved.n_outlier_prices != 1)} not used; {single_host_note(catalog)}.")
 
     frame, config = view.plan_table(solved, catalog, display)
     # Workload names are the user's text: neutralised against spreadsheet formulas in every copy (#28.12).

@@ -61,6 +61,7 @@ __all__ = [
     "price_outlier_columns",
     "outlier_in",
     "is_marketplace",
+    "is_single_host_listing",
 ]
 
 
@@ -519,4 +520,20 @@ def is_marketplace(offers: pd.DataFrame) -> np.ndarray:
     [True, True, False, False]
     """
     return np.asarray([isinstance(r, str) and bool(_MARKETPLACE.search(r)) for r in offers["region"].tolist()],
+                      dtype=bool)
+
+
+_SINGLE_HOST = re.compile(r"\bmarketplace host\b", re.IGNORECASE)
+
+
+def is_single_host_listing(offers: pd.DataFrame) -> np.ndarray:
+    """Marketplace offers that are one host's listing on one day (the seed's Vast.ai "lowest listing" rows, region
+    ``marketplace host in <country>``): a price observation, not capacity one can plan on; the listing is gone once
+    someone rents that machine. The Placement page does not use them as venues (the marketplace median rows stay).
+
+    >>> import pandas as pd
+    >>> is_single_host_listing(pd.DataFrame({"region": ["marketplace host in France (FR)", "marketplace (global)", None]})).tolist()
+    [True, False, False]
+    """
+    return np.asarray([isinstance(r, str) and bool(_SINGLE_HOST.search(r)) for r in offers["region"].tolist()],
                       dtype=bool)

@@ -83,6 +83,7 @@ def venues_from_offers(
     other_provider_discount_fraction: float | None = None,
     no_estimate_offer_ids: Collection[str] = (),
     commit_on_stale_or_unknown: bool = False,
+    marketplace_host_offer_ids: Collection[str] = (),
 ) -> Venues:
     """Build :class:`Venues` from the offers frame (``CatalogStore.list_offers``, with any quote rows).
 
@@ -112,6 +113,10 @@ def venues_from_offers(
     commit_on_stale_or_unknown : bool
         Default False (fail closed): offers with a reason in :func:`uncommittable_reasons` take no commitment
         (``is_committable`` False). True only when the user opts in, as for price outliers.
+    marketplace_host_offer_ids : collection of str, optional
+        Offers that are one third-party host's marketplace listing (``is_marketplace_host``): used only by
+        interruption-tolerant or development workloads (:class:`engine.placement.Venues`). The caller leaves it
+        empty when the user opts in to marketplace hosts for every workload.
 
     Returns
     -------
@@ -171,4 +176,5 @@ def venues_from_offers(
         lead_time_days=_num(offers, "lead_time_days"),
         tenancy=np.asarray(tenancy, dtype=object),
         is_committable=committable,
+        is_marketplace_host=np.isin(np.asarray(ids, dtype=object), list(marketplace_host_offer_ids)),
     )

@@ -7,21 +7,58 @@ Kept apart from :mod:`ui.placement_view` so both the plan and the four-strategy 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from engine.adapters import is_marketplace, venues_from_offers
+from engine.adapters import is_marketplace, is_single_host_listing, venues_from_offers
+from engine.outliers import flag_column
 from engine.placement import Workload, WorkloadKind
+from engine.scope import OfferScope, scope_constraints
+from ui import offer_scope
 from ui.scenario import PlacementSection, get_scenario
+
+#: Prices a venue uses; a flagged outlier among them is dropped unless the user opts in.
+VENUE_PRICE_COLUMNS = ("on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour")
+
+
+def venue_rules(section: PlacementSection):
+    """The client-wide venue rules as constraints: residency, certifications and the brief's GPU class."""
+    return scope_constraints(None, section.residency).model_copy(update={"gpu_models": section.scope.gpu_models})
+
+
+def single_host_note(catalog: pd.DataFrame) -> str:
+    """How many single-host marketplace listings the plan leaves out, and why (the Placement caption)."""
+    n = int(is_single_host_listing(catalog).sum())
+    return (f"{n} single-host marketplace listing{'s' * (n != 1)} (one machine on one day, gone once rented) "
+            "are price observations, not venues" if n else "no single-host marketplace listings")
+
+
+def venue_frame(catalog: pd.DataFrame, scope: OfferScope, residency) -> tuple[pd.DataFrame, int, int]:
+    """The catalog rows that may be venues under the client-wide rules (the one filter of engine.scoring), with
+    flagged outlier prices blanked unless the user opts in; single-host marketplace listings are never venues
+    (:func:`engine.adapters.is_single_host_listing`). Returns (rows, offers left out, prices dropped)."""
+    keep, _ = offer_scope.filter_offers(catalog, venue_rules(PlacementSection(scope=scope, residency=residency)), ())
+    keep = np.asarray(keep, dtype=bool) & ~is_single_host_listing(catalog)  # a price observation, not capacity
+    frame = catalog[keep].copy()
+    dropped = 0
+    if not scope.include_price_outliers:
+        for col in VENUE_PRICE_COLUMNS:
+            flags = frame.get(flag_column(col), pd.Series(False, index=frame.index)).fillna(False).astype(bool)
+            dropped += int((flags & frame[col].notna()).sum())
+            frame.loc[flags, col] = np.nan
+    return frame, int((~keep).sum()), dropped
 
 
 def build_venues(frame: pd.DataFrame, s: PlacementSection):
     """The venue rows as engine venues under the page's settings (capacity caps, commitment term, assumed
     discount, the stale/unstated opt-in); marketplace hosts sell no commitment, so their missing reserved rate
-    is never estimated from a discount."""
+    is never estimated from a discount, and they take only interruption-tolerant or development workloads unless
+    the user opted in (``marketplace_for_every_workload``)."""
     market = frame.loc[is_marketplace(frame), "offer_id"].tolist()
     return venues_from_offers(frame, capacity_gpus=s.capacity_gpus, commitment_term_years=s.commitment_term_years,
                               other_provider_discount_fraction=s.other_provider_discount_fraction,
-                              no_estimate_offer_ids=market, commit_on_stale_or_unknown=s.commit_on_stale_or_unknown)
+                              no_estimate_offer_ids=market, commit_on_stale_or_unknown=s.commit_on_stale_or_unknown,
+                              marketplace_host_offer_ids=() if s.marketplace_for_every_workload else market)
 
 
 def workload_page_priced(section: PlacementSection, usd_per_eur: float) -> tuple[str, tuple[str, ...]] | None:

@@ -20,7 +20,6 @@ from pydantic import ValidationError
 
 from engine.adapters import is_marketplace
 from engine.money import from_eur
-from engine.outliers import flag_column
 from engine.placement import (
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
     HOURS_PER_WEEK,
@@ -36,13 +35,19 @@ from engine.placement import (
     place_portfolio,
     sensitivity_to_on_demand_price,
 )
-from engine.scope import OfferScope, scope_constraints
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
 from ui.catalog import catalog_key
 from ui.format import SYMBOL, money, plain
 from ui.placement_examples import EXAMPLES
-from ui.placement_venues import build_venues, venue_facts, with_priced_offers, workload_page_priced
+from ui.placement_venues import (
+    build_venues,
+    venue_facts,
+    venue_frame,
+    venue_rules,
+    with_priced_offers,
+    workload_page_priced,
+)
 from ui.scenario import (
     MAX_OTHER_DISCOUNT_PCT,
     MAX_VENUE_CAPACITY_GPUS,
@@ -67,14 +72,16 @@ K_TERM, K_DISCOUNT, K_CAP, K_CAP_BASE = "_pl_term", "_pl_other_discount_pct", "_
 K_SCOPE = "_pl_scope"
 K_STALE = "_pl_commit_stale"
 K_MATCH = "_pl_match_workload"
+K_MARKET = "_pl_marketplace_all"
+MARKET_HELP = ("Off (default): a marketplace host (one third-party machine at a host-set price, no SLA, gone once "
+               "rented) takes only workloads that tolerate interruptions (Spot OK) or development work. On: any "
+               "workload may run there.")
 MATCH_HELP = ("On: workloads of the Workload page's kind (its training job or its inference service) are "
               "placed only on offers that page's engine can price for that job (memory, GPUs per node, fabric "
               "stated). Off (default): any offer of the right GPU class.")
 STALE_HELP = ("Off (default): no commitment is placed on an offer whose price is older than the catalog's staleness "
               "limit or whose fabric or memory is not stated; such offers are still used pay-as-you-go. On: you accept "
               "that risk, as with price outliers.")
-#: Prices a venue uses; a flagged outlier among them is dropped unless the user opts in.
-VENUE_PRICE_COLUMNS = ("on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -250,6 +257,8 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
             b_.toggle("Commit on stale or unstated offers", key=K_STALE, help=STALE_HELP)
             ss.setdefault(K_MATCH, section.match_workload_page)
             a_.toggle("Only offers the Workload page can price", key=K_MATCH, help=MATCH_HELP)
+            ss.setdefault(K_MARKET, section.marketplace_for_every_workload)
+            b_.toggle("Marketplace hosts for every workload", key=K_MARKET, help=MARKET_HELP)
         with st.expander("Venue settings: commitment term, assumed discounts, capacity", icon=":material/tune:"):
             st.markdown(reserved_note(catalog))
             a, b = st.columns(2)
@@ -282,6 +291,7 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
                                scope=section.scope.model_copy(update={"include_price_outliers": include_outliers}),
                                residency=residency, commit_on_stale_or_unknown=bool(ss[K_STALE]),
                                match_workload_page=bool(ss[K_MATCH]),
+                               marketplace_for_every_workload=bool(ss[K_MARKET]),
                                horizon_months=section.horizon_months, own_cluster=section.own_cluster)
     except ValidationError as exc:
         return section, [f"**Settings**: {_message(e['msg'])}" for e in exc.errors()]
@@ -311,25 +321,6 @@ class Solved(NamedTuple):
     n_outlier_prices: int = 0  # flagged prices not used
     estimate_source: dict = {}  # offer_id -> "Epoch AI discount" / "your assumed discount" for estimated rates
     too_large: bool = False  # over the engine's work budget (problems says why): nothing was solved
-
-
-def venue_rules(section: PlacementSection):
-    """The client-wide venue rules as constraints: residency, certifications and the brief's GPU class."""
-    return scope_constraints(None, section.residency).model_copy(update={"gpu_models": section.scope.gpu_models})
-
-
-def venue_frame(catalog: pd.DataFrame, scope: OfferScope, residency) -> tuple[pd.DataFrame, int, int]:
-    """The catalog rows that may be venues under the client-wide rules (the one filter of engine.scoring), with
-    flagged outlier prices blanked unless the user opts in. Returns (rows, offers left out, prices dropped)."""
-    keep, _ = offer_scope.filter_offers(catalog, venue_rules(PlacementSection(scope=scope, residency=residency)), ())
-    frame = catalog[keep].copy()
-    dropped = 0
-    if not scope.include_price_outliers:
-        for col in VENUE_PRICE_COLUMNS:
-            flags = frame.get(flag_column(col), pd.Series(False, index=frame.index)).fillna(False).astype(bool)
-            dropped += int((flags & frame[col].notna()).sum())
-            frame.loc[flags, col] = np.nan
-    return frame, int((~keep).sum()), dropped
 
 
 @st.cache_data(ttl=600, max_entries=64, show_spinner="Placing the portfolio…")

@@ -297,6 +297,9 @@ class PlacementSection(BaseModel):
     # Plan horizon (lead times are counted in it) and the opt-in to commit on stale or unstated offers (#29).
     horizon_months: int = Field(36, ge=1, le=MAX_HORIZON_MONTHS)
     commit_on_stale_or_unknown: bool = False
+    # Opt-in: marketplace hosts (one third-party machine, no SLA) for every workload, not only interruptible or
+    # development ones (engine.placement.Venues.is_marketplace_host).
+    marketplace_for_every_workload: bool = False
     # Workloads of the Workload page's kind (training / inference) use only offers its engine can price (#29.5).
     match_workload_page: bool = False
     own_cluster: OwnClusterSettings = OwnClusterSettings()

@@ -219,6 +219,10 @@ def _notes(key: str, own: OwnCluster | None, vs: Venues | None, mask: np.ndarray
     if blocked:
         notes.append(f"{blocked} offer(s) with a stale price or unstated fabric/specs are not committed to "
                      "(opt in under the venue settings)")
+    hosts = int(np.sum(mask & vs.is_marketplace_host))
+    if hosts:
+        notes.append(f"{hosts} marketplace host listing(s) (one third-party machine each, no SLA) take only "
+                     "interruption-tolerant or development work (opt in under the client-wide venue rules)")
     return notes
 
 

@@ -17,7 +17,7 @@ from engine.tco import HOURS_PER_YEAR
 
 
 class WorkloadKind(enum.StrEnum):
-    """What the GPUs do (informational: it labels the plan, it does not change the arithmetic)."""
+    """What the GPUs do: it labels the plan; development work may also use marketplace hosts (eligibility)."""
 
     TRAINING = "training"
     INFERENCE = "inference"

@@ -14,7 +14,7 @@ import numpy as np
 from engine.placement.budget import check_portfolio_size
 from engine.placement.commitment import _duration_curve
 from engine.placement.defaults import DEFAULT_ASSUMPTIONS, MAX_HORIZON_MONTHS, PlacementAssumptions
-from engine.placement.demand import Workload, demand_profiles_gpus
+from engine.placement.demand import Workload, WorkloadKind, demand_profiles_gpus
 from engine.placement.venues import Venues
 from engine.tco import HOURS_PER_YEAR
 
@@ -51,6 +51,7 @@ def _requirement_label(w: Workload, key: str) -> str:
         "nvlink": "NVLink",
         "gpu_model": f"GPU model {w.gpu_model}",
         "priced": "priced by the Workload engine for its job",
+        "not_marketplace": "a provider's own capacity (not a marketplace host)",
     }[key]
 
 
@@ -68,6 +69,8 @@ def _eligibility(workloads: Sequence[Workload], venues: Venues, spot_overhead_fr
         mem_ok = venues.memory_gb[None, :] >= mem[:, None]
     restricted = np.asarray([w.allowed_venue_ids is not None for w in workloads], dtype=bool)
     ids = venues.venue_id.tolist()
+    tolerant = np.asarray([(w.spot_allowed and not w.latency_sensitive) or w.kind == WorkloadKind.DEVELOPMENT
+                           for w in workloads], dtype=bool)
     priced = np.asarray([[v in w.allowed_venue_ids for v in ids] if w.allowed_venue_ids is not None
                          else [True] * len(ids) for w in workloads], dtype=bool).reshape(len(workloads), n_v)
     checks = (
@@ -78,6 +81,10 @@ def _eligibility(workloads: Sequence[Workload], venues: Venues, spot_overhead_fr
         ("nvlink", nvl, ~nvl[:, None] | venues.has_nvlink[None, :]),
         ("gpu_model", model != "", (model[:, None] == "") | (model[:, None] == venue_model[None, :])),
         ("priced", restricted, priced),
+        # A marketplace host (one third-party machine, no SLA) only for work that tolerates interruptions or
+        # development (venues.Venues.is_marketplace_host, sourced there).
+        ("not_marketplace", ~tolerant & bool(venues.is_marketplace_host.any()),
+         tolerant[:, None] | ~venues.is_marketplace_host[None, :]),
     )
     meets = np.ones((len(workloads), n_v), dtype=bool)
     for _, _, passes in checks:

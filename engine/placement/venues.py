@@ -17,7 +17,7 @@ from engine.placement.defaults import COMMITMENT_REQUIRED
 _TEXT_FIELDS = ("venue_id", "provider", "gpu_model", "jurisdiction", "min_commitment", "reserved_estimate_source",
                 "tenancy")
 _BOOL_FIELDS = ("has_infiniband", "has_nvlink", "is_eu_datacenter", "is_location_known", "reserved_is_estimated",
-                "is_committable")
+                "is_committable", "is_marketplace_host")
 #: Days in an average month [d] = 730 h / 24 (:data:`engine.tco.HOURS_PER_MONTH`).
 DAYS_PER_MONTH = 730.0 / 24.0
 #: ``tenancy`` values: dedicated (single-tenant, managed) hardware, shared/virtualised, the client's own cluster,
@@ -66,6 +66,13 @@ class Venues:
     is_committable : numpy.ndarray of bool
         A commitment may be placed here (default True); False for an offer whose price is stale or whose
         fabric/specs are not stated, unless the user opted in (:func:`engine.adapters.venues_from_offers`).
+    is_marketplace_host : numpy.ndarray of bool
+        A third-party host's listing on a marketplace (default False): one machine at a host-set price, with no
+        uptime SLA and no capacity behind it (it is gone once rented). Only workloads that tolerate
+        interruptions, or development work, are placed there (:mod:`engine.placement.eligibility`) unless the
+        user opts in. Seed guide (docs/gpu-cloud-computing-guide.txt, l. 33): "For production AI workloads, that
+        distinction [uptime vs performance SLA] changes the risk profile of the entire deployment"; l. 43:
+        "Development and prototyping typically use lower-cost GPU tiers".
     """
 
     venue_id: np.ndarray
@@ -89,6 +96,7 @@ class Venues:
     lead_time_days: np.ndarray = np.nan  # type: ignore[assignment]
     tenancy: np.ndarray = "not stated"  # type: ignore[assignment]
     is_committable: np.ndarray = True  # type: ignore[assignment]
+    is_marketplace_host: np.ndarray = False  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         n = len(np.atleast_1d(self.venue_id))
@@ -139,7 +147,7 @@ class Venues:
             "spot_eur_per_gpu_hour": nan, "reserved_eur_per_gpu_hour": nan, "reserved_term_months": nan,
             "reserved_is_estimated": False, "capacity_gpus": math.inf, "min_commitment": "none",
             "min_commit_gpus": 0.0, "reserved_estimate_source": "", "lead_time_days": nan,
-            "tenancy": "not stated", "is_committable": True,
+            "tenancy": "not stated", "is_committable": True, "is_marketplace_host": False,
         }
         cols: dict[str, list[Any]] = {f.name: [] for f in fields(cls)}
         for row in rows:

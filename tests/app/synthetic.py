@@ -29,19 +29,3 @@ def add_h100_price_outlier(catalog_path: Path, price_eur_per_gpu_hour: float = 0
             "'https://example.test/outlier', ?, 'page', 'claimed')",
             [OUTLIER_OFFER_ID + "-od", OUTLIER_OFFER_ID, price_eur_per_gpu_hour, today, today.isoformat()])
     return OUTLIER_OFFER_ID
-
-
-def drop_single_host_listings(catalog_path: Path) -> list[str]:
-    """Remove the seed's Vast.ai single-host "lowest listing" offers (added 2026-12-04, issue #30).
-
-    One host's listing at EUR 1.20/GPU-h in France undercuts every EU commitment, so every EU workload of the
-    example portfolios bursts there and the commitment rules these tests are about never come into play. Whether a
-    plan should rest a 24/7 workload on one marketplace host is an open product question (issue notes), not what
-    these tests check."""
-    with duckdb.connect(str(catalog_path)) as con:
-        ids = [r[0] for r in con.execute(
-            "SELECT offer_id FROM offers WHERE provider_id = 'vastai' AND offer_id LIKE ?", ["%-lowest-listing-%"]
-        ).fetchall()]
-        con.execute("DELETE FROM prices WHERE offer_id IN (SELECT UNNEST(?))", [ids])
-        con.execute("DELETE FROM offers WHERE offer_id IN (SELECT UNNEST(?))", [ids])
-    return ids

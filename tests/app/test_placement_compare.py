@@ -16,7 +16,6 @@ from catalog.store import CatalogStore, OfferFilter
 from engine.adapters_placement import uncommittable_reasons
 from engine.money import DEFAULT_USD_PER_EUR
 from tests.app.conftest import open_page
-from tests.app.synthetic import drop_single_host_listings
 
 
 def strategies(at: AppTest) -> pd.DataFrame:
@@ -29,11 +28,6 @@ def plan_table(at: AppTest) -> pd.DataFrame:
 
 def _euros(text: str) -> float:
     return float(text.replace("€", "").replace(",", ""))
-
-
-@pytest.fixture(autouse=True)
-def _no_single_host_listings(catalog_path):
-    assert drop_single_host_listings(catalog_path)  # see its docstring
 
 
 @pytest.fixture

@@ -13,11 +13,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from catalog.store import CatalogStore, OfferFilter
-from engine.adapters import venues_from_offers
+from engine.adapters import is_marketplace, is_single_host_listing, venues_from_offers
 from engine.money import DEFAULT_USD_PER_EUR
 from engine.placement import baseline_all_on_demand, place_portfolio
 from tests.app.conftest import open_page
-from tests.app.synthetic import drop_single_host_listings
 from ui.placement_view import EXAMPLES, K_GRID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +31,6 @@ def catalog_frame(catalog_path) -> pd.DataFrame:
 
 @pytest.fixture
 def placement(catalog_path) -> AppTest:
-    assert drop_single_host_listings(catalog_path)  # see its docstring
     return open_page("app_pages/placement.py")
 
 
@@ -79,8 +77,11 @@ def is_eu(catalog: pd.DataFrame, offer_id: str) -> bool:
 def test_first_load_shows_the_plan_of_the_default_example(placement, catalog_frame):
     # the default client brief requires EU/EEA data centres for the whole portfolio
     workloads = EXAMPLES["EU fintech"].workloads
-    eu = catalog_frame[catalog_frame["is_eu_datacenter"].fillna(False).astype(bool)]
-    venues = venues_from_offers(eu, commitment_term_years=3)
+    eu = catalog_frame[catalog_frame["is_eu_datacenter"].fillna(False).astype(bool)
+                       & ~is_single_host_listing(catalog_frame)]  # a price observation, never a venue
+    market = eu.loc[is_marketplace(eu), "offer_id"].tolist()  # no SLA: tolerant or development work only
+    venues = venues_from_offers(eu, commitment_term_years=3, no_estimate_offer_ids=market,
+                                marketplace_host_offer_ids=market)
     expected = place_portfolio(workloads, venues)
     table = plan_table(placement)
     assert list(table.index) == [w.name for w in workloads]
@@ -221,8 +222,11 @@ def test_client_wide_eu_data_centre_rule_keeps_every_workload_in_the_eu(placemen
     used = set().union(*(venues_used(row) for _, row in table.iterrows()))
     assert used and rows.loc[list(used), "is_eu_datacenter"].fillna(False).astype(bool).all()
     assert placement.session_state["scenario"].placement.residency.eu_resident_only
-    n_eu = int(catalog_frame["is_eu_datacenter"].fillna(False).astype(bool).sum())
-    assert any(f"Venues: {n_eu} of {len(catalog_frame)} catalog offers" in c.value for c in placement.caption)
+    hosts = is_single_host_listing(catalog_frame)
+    n_eu = int((catalog_frame["is_eu_datacenter"].fillna(False).astype(bool) & ~hosts).sum())
+    caption = next(c.value for c in placement.caption if "Venues: " in c.value)
+    assert f"Venues: {n_eu} of {len(catalog_frame)} catalog offers" in caption
+    assert f"{int(hosts.sum())} single-host marketplace listings (one machine on one day" in caption
 
 
 def test_no_multi_year_commitment_on_a_marketplace_offer(placement, catalog_frame):
@@ -260,3 +264,37 @@ def test_venues_that_differ_by_node_size_read_differently(placement, catalog_fra
     assert len(set(labels.values())) == len(labels)
     scaleway_l4 = catalog_frame[(catalog_frame["provider_id"] == "scaleway") & (catalog_frame["gpu_model"] == "L4")]
     assert len({labels[i] for i in scaleway_l4["offer_id"]}) == len(scaleway_l4) > 1
+
+
+def test_no_plan_uses_a_single_host_listing_and_marketplaces_take_only_tolerant_work(placement, catalog_frame):
+    """#29: one Vast.ai host in France at about EUR 1.20/GPU-h undercut every EU commitment, so the default plan burst
+    its 24/7 EU work on one marketplace machine. Single-host listings are not venues; marketplace offers (no SLA)
+    take only interruption-tolerant or development work unless the user opts in."""
+    from engine.adapters import is_marketplace
+
+    hosts = set(catalog_frame.loc[is_single_host_listing(catalog_frame), "offer_id"])
+    market = set(catalog_frame.loc[is_marketplace(catalog_frame), "offer_id"])
+    assert hosts and any(catalog_frame.set_index("offer_id").loc[list(hosts), "is_eu_datacenter"].fillna(False))
+    workloads = {w.name: w for w in EXAMPLES["AI start-up"].workloads}
+    placement.selectbox(key="_pl_example").set_value("AI start-up").run()
+    without_client_wide_eu_rule(placement)
+    table = plan_table(placement)
+    for name, row in table.iterrows():
+        used = venues_used(row)
+        assert not used & hosts, (name, used)
+        w = workloads[name]
+        if not ((w.spot_allowed and not w.latency_sensitive) or w.kind == "development"):
+            assert not used & market, (name, used)
+    from ui.placement_venues import build_venues
+
+    frame = catalog_frame[~is_single_host_listing(catalog_frame)]
+    flagged = build_venues(frame, placement.session_state["scenario"].placement).is_marketplace_host
+    assert flagged.sum() == len(market - hosts) > 0  # the engine is told which venues are marketplace rows
+    before = table["Monthly cost"].sum()
+    placement.toggle(key="_pl_marketplace_all").set_value(True)
+    placement.button(key="_pl_submit").click().run()
+    assert not placement.exception and placement.session_state["scenario"].placement.marketplace_for_every_workload
+    assert not build_venues(frame, placement.session_state["scenario"].placement).is_marketplace_host.any()
+    after = plan_table(placement)
+    assert not set().union(*(venues_used(r) for _, r in after.iterrows())) & hosts  # still never a venue
+    assert after["Monthly cost"].sum() <= before + 1e-6  # opting in only adds options

@@ -5,18 +5,14 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.app.synthetic import drop_single_host_listings
 from tests.e2e.conftest import edit_first_row_cell, serve_seed_copy
 
 
 @pytest.fixture(scope="module")
 def app_url(seed_catalog_file, tmp_path_factory):
-    """The app on the seed without the Vast.ai single-host listings (tests/app/synthetic.py says why): these tests
-    are about commitments and lead times, which one marketplace host at EUR 1.20/GPU-h would undercut."""
-    def prepare(catalog):
-        assert drop_single_host_listings(catalog)
-
-    yield from serve_seed_copy(seed_catalog_file, tmp_path_factory.mktemp("e2e-placement"), prepare=prepare)
+    """The app on a copy of the seed (its single-host marketplace listings are never venues: the page leaves them
+    out, tests/app/test_placement_page.py checks it)."""
+    yield from serve_seed_copy(seed_catalog_file, tmp_path_factory.mktemp("e2e-placement"))
 
 
 def test_editing_a_portfolio_cell_changes_the_plan(page: Page, app_url: str):

@@ -698,3 +698,47 @@ def test_a_marketplace_row_gets_no_estimated_commitment():
                            no_estimate_offer_ids=["market-h100"])
     plan = place_portfolio([Workload(name="steady", mean_gpus=8, peak_gpus=8)], v, hours=168)
     assert plan.placements[0].committed_gpus == 0  # bursts on demand: no commitment is sold there
+
+
+# --------------------------------------------------------------------------------------------------
+# Marketplace hosts (one third-party machine, no SLA): interruption-tolerant or development work only
+# --------------------------------------------------------------------------------------------------
+
+
+def _host_and_provider() -> Venues:
+    return Venues.from_records([
+        {"venue_id": "host", "on_demand_eur_per_gpu_hour": 1.0, "is_marketplace_host": True, "is_eu_datacenter": True},
+        {"venue_id": "cloud", "on_demand_eur_per_gpu_hour": 3.0, "is_eu_datacenter": True},
+    ])
+
+
+@pytest.mark.parametrize(("update", "expected"), [
+    ({}, "cloud"),  # production work: never on one host without an SLA, however cheap
+    ({"latency_sensitive": True, "spot_allowed": True}, "cloud"),  # serving users: spot_allowed does not count
+    ({"spot_allowed": True}, "host"),  # tolerates interruptions
+    ({"kind": "development"}, "host"),  # the cheap development tier
+])
+def test_marketplace_host_takes_only_tolerant_or_development_work(update, expected):
+    w = Workload(name="w", mean_gpus=2, peak_gpus=2).model_copy(update=update)
+    plan = place_portfolio([Workload.model_validate(w.model_dump())], _host_and_provider(), hours=168)
+    assert plan.placements[0].burst_venue_id == expected
+    # Without the flag (the user's opt-in: the caller passes no host ids) the cheaper host wins for every workload.
+    flat = _host_and_provider()
+    flat = Venues.from_records([{"venue_id": v, "on_demand_eur_per_gpu_hour": r, "is_eu_datacenter": True}
+                                for v, r in zip(flat.venue_id, flat.on_demand_eur_per_gpu_hour, strict=True)])
+    assert place_portfolio([Workload.model_validate(w.model_dump())], flat, hours=168).placements[0].burst_venue_id == "host"
+
+
+def test_only_marketplace_hosts_is_infeasible_for_production_with_the_reason():
+    v = Venues.from_records([{"venue_id": "host", "on_demand_eur_per_gpu_hour": 1.0, "is_marketplace_host": True}])
+    with pytest.raises(PlacementInfeasibleError, match=r"no venue satisfies a provider's own capacity "
+                                                       r"\(not a marketplace host\) \(1 fail"):
+        place_portfolio([Workload(name="api", mean_gpus=1, peak_gpus=1)], v, hours=168)
+
+
+def test_venues_from_offers_flags_only_the_named_marketplace_hosts():
+    import pandas as pd
+
+    frame = pd.DataFrame({"offer_id": ["a", "b"], "provider_id": ["vastai", "x"], "on_demand_eur_per_gpu_hour": [1.0, 2.0]})
+    assert venues_from_offers(frame, marketplace_host_offer_ids=["a"]).is_marketplace_host.tolist() == [True, False]
+    assert venues_from_offers(frame).is_marketplace_host.tolist() == [False, False]
