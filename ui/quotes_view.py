@@ -1,5 +1,6 @@
 """Workshop page, "Quotes" tab (issue #29.6): record a provider's quote in the open workspace, see the workspace's
-quotes (expired ones flagged), delete one; the provider questionnaire (ui.questionnaire) and, for editors, promoting
+quotes (expired ones flagged), edit one (the negotiation moves a price, a capacity, a validity: saving replaces it),
+delete one; the provider questionnaire (ui.questionnaire) and, for editors, promoting
 a quote to the public catalog (ui.quote_promotion) sit below. No sign-in: whoever holds the workspace link may, as
 they may save scenarios. Text typed by users is shown as plain text."""
 
@@ -53,12 +54,54 @@ def _stated(value):
     return None if value == NOT_STATED else value
 
 
+#: Session key of the quote being edited (its id); absent = the form records a new quote.
+EDITING_KEY = "q_editing"
+#: Form widget key per Quote field (the same keys the entry form draws).
+_WIDGET = {"provider": "q_provider", "provider_id": "q_provider_id", "offer_id": "q_offer_id", "gpu_model": "q_gpu",
+           "gpus_per_node": "q_per_node", "form_factor": "q_form_factor", "inter_node": "q_fabric",
+           "datacenter_country": "q_country", "price_per_gpu_hour": "q_price", "currency": "q_currency",
+           "term_months": "q_term", "upfront_pct": "q_upfront", "capacity_gpus": "q_capacity",
+           "lead_time_days": "q_lead", "uptime_sla_pct": "q_uptime", "performance_sla": "q_perf",
+           "support_model": "q_support", "min_commitment": "q_min_commitment", "quote_date": "q_date",
+           "valid_until": "q_valid", "contact": "q_contact", "note": "q_note"}
+_CHOICES = ("provider_id", "offer_id", "gpu_model", "form_factor", "inter_node")  # drawn with "not stated" first
+
+
+def start_editing(stored: StoredQuote) -> None:
+    """Fill the entry form with a stored quote (a negotiation moved the price, the capacity, the validity...);
+    saving then replaces that quote instead of adding one."""
+    q = stored.quote
+    for field, key in _WIDGET.items():
+        value = getattr(q, field)
+        if field in _CHOICES:
+            value = NOT_STATED if value is None else value
+        elif field in ("datacenter_country", "contact", "note", "provider"):
+            value = value or ""
+        st.session_state[key] = value
+    st.session_state["q_dedicated"] = next(k for k, v in _DEDICATED.items() if v is q.is_dedicated)
+    st.session_state[EDITING_KEY] = stored.quote_id
+
+
+def stop_editing() -> None:
+    """Back to recording a new quote (the form keeps the last values as a starting point)."""
+    st.session_state.pop(EDITING_KEY, None)
+
+
 def entry_form(store, workspace: str, offers: pd.DataFrame, gpu_models: list[str]) -> None:
-    """The form of one new quote; saving validates it (bounds, hardware truth) and says what is wrong."""
+    """The form of one new quote, or of the quote being edited; saving validates it (bounds, hardware truth) and
+    says what is wrong, and nothing is written then."""
     providers = offers.drop_duplicates("provider_id").set_index("provider_id")["provider_name"].to_dict()
+    editing = st.session_state.get(EDITING_KEY)
+    options = {"q_provider_id": set(providers), "q_offer_id": set(offers["offer_id"]), "q_gpu": set(gpu_models)}
+    for key, allowed in options.items():  # an edited quote may name what the catalog no longer lists
+        if st.session_state.get(key, NOT_STATED) not in allowed | {NOT_STATED}:
+            st.session_state[key] = NOT_STATED
     with st.form("q_form", clear_on_submit=False, border=True):
-        st.markdown("**Record a quote** (stays in this workspace: never in the public catalog, a share link or a "
-                    "JSON file)")
+        if editing is None:
+            st.markdown("**Record a quote** (stays in this workspace: never in the public catalog, a share link or a "
+                        "JSON file)")
+        else:
+            st.markdown(f"**Editing quote #{int(editing)}**: saving replaces it (it stays in this workspace)")
         a, b, c = st.columns(3)
         provider = a.text_input("Provider (as named on the quote)", key="q_provider", max_chars=200)
         provider_id = b.selectbox("Catalog provider (optional)", [NOT_STATED, *sorted(providers)], key="q_provider_id",
@@ -100,7 +143,10 @@ def entry_form(store, workspace: str, offers: pd.DataFrame, gpu_models: list[str
         valid_until = b.date_input("Valid until", value=dt.date.today() + dt.timedelta(days=30), key="q_valid")
         contact = c.text_input("Contact", key="q_contact", max_chars=200)
         note = st.text_area("Note or document reference", key="q_note", max_chars=MAX_NOTE_CHARS)
-        submitted = st.form_submit_button("Save the quote", type="primary")
+        submitted = st.form_submit_button("Save the quote" if editing is None else f"Save the changes to #{int(editing)}",
+                                          type="primary")
+    if editing is not None:
+        st.button("Cancel editing", key="q_cancel_edit", on_click=stop_editing, icon=":material/close:")
     if not submitted:
         return
     values = {"provider": provider, "provider_id": _stated(provider_id), "offer_id": _stated(offer_id),
@@ -112,7 +158,8 @@ def entry_form(store, workspace: str, offers: pd.DataFrame, gpu_models: list[str
               "quote_date": quote_date, "valid_until": valid_until, "contact": contact, "note": note}
     who = current_editor()
     try:
-        [qid] = store.save_quotes(workspace, [values], created_by=who.name if who else None, labels=["the quote"])
+        [qid] = store.save_quotes(workspace, [values], created_by=who.name if who else None, labels=["the quote"],
+                                  replace=None if editing is None else {0: int(editing)})
     except QuoteValidationError as exc:
         st.error("**The quote was not saved.**\n\n" + "\n".join(
             f"- {plain(field)}: {plain(reason)}" for _, field, reason in exc.problems), icon=":material/error:")
@@ -120,7 +167,12 @@ def entry_form(store, workspace: str, offers: pd.DataFrame, gpu_models: list[str
     except CatalogError as exc:
         st.error(plain(str(exc)), icon=":material/error:")
         return
-    st.success(f"Saved as quote #{qid}.", icon=":material/check:")
+    if editing is None:
+        st.success(f"Saved as quote #{qid}.", icon=":material/check:")
+        return
+    stop_editing()
+    st.session_state["q_saved_note"] = f"Quote #{qid} updated."
+    st.rerun()  # the listing above the form shows the new values
 
 
 def listing(store, workspace: str, quotes: list[StoredQuote]) -> None:
@@ -133,16 +185,23 @@ def listing(store, workspace: str, quotes: list[StoredQuote]) -> None:
     if expired.any():
         st.warning(f"{int(expired.sum())} quote(s) expired (valid until before today): the pages leave them out. "
                    "Ask the provider for a new quote.", icon=":material/event_busy:")
-    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    note = st.session_state.pop("q_saved_note", None)
+    if note:
+        st.success(note, icon=":material/check:")
+    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     names = {s.quote_id: f"#{s.quote_id} · {s.quote.label}" for s in quotes}
     chosen = c1.selectbox("Quote", list(names), format_func=names.get, key="q_pick")
-    if c2.button("Delete this quote", key="q_delete", icon=":material/delete:"):
+    by_id = {s.quote_id: s for s in quotes}
+    c2.button("Edit this quote", key="q_edit", icon=":material/edit:", on_click=start_editing, args=(by_id[chosen],))
+    if c3.button("Delete this quote", key="q_delete", icon=":material/delete:"):
         try:
             store.delete_quote(workspace, chosen)
         except CatalogError as exc:
             st.error(plain(str(exc)))
         else:
             st.session_state.pop("q_pick", None)
+            if st.session_state.get(EDITING_KEY) == chosen:
+                stop_editing()
             st.rerun()
 
 

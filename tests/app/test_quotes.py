@@ -126,3 +126,30 @@ def test_an_expired_quote_is_flagged_and_left_out_of_the_pages(store):
     assert any("expired" in w.value for w in at.warning)
     at.switch_page("app_pages/scoring.py").run()
     assert NAME not in " ".join(d.value.to_string() for d in at.dataframe)
+
+
+def test_editing_a_quote_replaces_it_and_a_bad_edit_keeps_the_old_one(acme, store):
+    """#29: a negotiation moves the price and the validity; the consultant edits the quote instead of deleting it
+    and typing it again. A refused edit leaves the stored quote as it was."""
+    [before] = store.list_quotes(acme)
+    at = _open("app_pages/workshop.py", acme)
+    next(b for b in at.button if b.label == "Edit this quote").click().run()
+    assert not at.exception
+    assert at.number_input(key="q_price").value == pytest.approx(PRICE)  # the form holds the stored quote
+    assert at.text_input(key="q_provider").value == NAME
+    assert any(f"Editing quote #{before.quote_id}" in m.value for m in at.markdown)
+    save = f"Save the changes to #{before.quote_id}"
+    at.date_input(key="q_valid").set_value(before.quote.quote_date - dt.timedelta(days=1))  # before its own date
+    next(b for b in at.button if b.label == save).click().run()
+    assert any("was not saved" in e.value for e in at.error)
+    assert store.list_quotes(acme) == [before]  # nothing written
+    at.date_input(key="q_valid").set_value(before.quote.valid_until + dt.timedelta(days=30))
+    at.number_input(key="q_price").set_value(0.85)
+    next(b for b in at.button if b.label == save).click().run()
+    assert not at.exception and not at.error
+    [after] = store.list_quotes(acme)
+    assert after.quote_id == before.quote_id and after.quote.price_per_gpu_hour == pytest.approx(0.85)
+    assert after.quote.valid_until == before.quote.valid_until + dt.timedelta(days=30)
+    assert after.quote.provider == NAME and after.quote.offer_id == before.quote.offer_id  # the rest unchanged
+    assert any(f"Quote #{before.quote_id} updated" in s.value for s in at.success)
+    assert not any(b.label.startswith("Save the changes") for b in at.button)  # back to recording a new quote
