@@ -49,6 +49,14 @@ def is_stale_age(days: int | None) -> bool:
     return days is not None and days > STALE_AFTER_DAYS
 
 
+def stale_dates(dates: pd.Series, today: dt.date | None = None) -> pd.Series:
+    """Per catalog date (``retrieved_at`` text), whether it is stale under :func:`is_stale_age`; NA where no date
+    is given (no price of that type)."""
+    now = pd.Timestamp(today or dt.date.today())
+    out = [pd.NA if (when := _date(v)) is None else is_stale_age(int((now - when).days)) for v in dates.tolist()]
+    return pd.Series(out, index=dates.index, dtype="boolean")
+
+
 def stale_price_mask(offers: pd.DataFrame, today: dt.date | None = None) -> np.ndarray:
     """Which offers' price is stale (bool array, one per row): the one definition of a stale price."""
     return np.asarray([is_stale_age(price_age_days(r, today)) for r in offers.to_dict("records")], dtype=bool)

@@ -44,9 +44,10 @@ NOT_COMMITTABLE_NOTE = "no multi-year commitment on an offer with a {why} (opt i
 
 
 def uncommittable_reasons(offers: Any) -> list[str]:
-    """Per offer row, why a commitment there is not offered by default (``""`` = none): the price is stale
-    (the catalog's ``is_stale``: older than its staleness limit) or the fabric between nodes or the memory
-    is not stated. Quote rows are judged the same way. ``offers``: a frame or a list of dicts.
+    """Per offer row, why a commitment there is not offered by default (``""`` = none): the price the commitment
+    would be made at is stale (older than the catalog's staleness limit, judged per price type:
+    :func:`_commitment_price_is_stale`) or the fabric between nodes or the memory is not stated. Quote rows are
+    judged the same way. ``offers``: a frame or a list of dicts.
 
     Examples
     --------
@@ -54,18 +55,34 @@ def uncommittable_reasons(offers: Any) -> list[str]:
     ...                        {"is_stale": True, "inter_node": "Ethernet", "memory_gb": 80.0},
     ...                        {"is_stale": False, "inter_node": None, "memory_gb": 80.0}])
     ['', 'stale price', 'fabric not stated']
+    >>> uncommittable_reasons([{"is_stale": True, "reserved_eur_per_gpu_hour": 2.0, "reserved_is_stale": False,
+    ...                         "inter_node": "InfiniBand-NDR", "memory_gb": 80.0}])  # the reserved price is fresh
+    ['']
     """
     to_dict = getattr(offers, "to_dict", None)
     records = list(to_dict("records")) if callable(to_dict) else list(offers)
     out = []
     for r in records:
-        stale, fabric, memory = r.get("is_stale"), r.get("inter_node"), r.get("memory_gb")
+        stale, fabric, memory = _commitment_price_is_stale(r), r.get("inter_node"), r.get("memory_gb")
         checks = (("stale price", not is_missing(stale) and bool(stale)),
                   ("fabric not stated", is_missing(fabric) or str(fabric).strip().lower() in ("", "unknown",
                                                                                              "not stated")),
                   ("memory not stated", is_missing(memory)))
         out.append(", ".join(w for w, bad in checks if bad))
     return out
+
+
+def _commitment_price_is_stale(row: Mapping[str, Any]) -> Any:
+    """Staleness per price type (issue #29.4): a commitment is judged on the price it is made at. With a reserved
+    price, that price's own retrieval (``reserved_is_stale``); without one, the on-demand price the commitment is
+    priced from (a venue that requires a term, or a rate estimated from a discount: ``on_demand_is_stale``); where a
+    frame has neither column (a quote row), the offer's own ``is_stale``."""
+    reserved = row.get("reserved_eur_per_gpu_hour")
+    has_reserved = not is_missing(reserved) and math.isfinite(float(reserved))
+    for key in (("reserved_is_stale",) if has_reserved else ()) + ("on_demand_is_stale",):
+        if key in row and not is_missing(row[key]):
+            return row[key]
+    return row.get("is_stale")
 
 
 def is_commitment_basis(price_columns: Any) -> bool:

@@ -11,6 +11,7 @@ import datetime as dt
 
 import pandas as pd
 
+from catalog.counts import stale_dates
 from catalog.errors import CatalogError
 from catalog.models import EU_EEA_COUNTRIES, TABLE_KEYS
 from catalog.storage.changes import _get_row
@@ -84,7 +85,9 @@ class Queries(StoreBase):
         converted to EUR at ``usd_per_eur``), narrowed by ``filters``.
 
         Columns ``*_eur_per_gpu_hour`` are the cheapest current price of that type; NaN when the
-        catalog has none. ``is_stale`` marks rows observed more than 180 days before ``today``.
+        catalog has none. ``is_stale`` marks rows observed more than 180 days before ``today``;
+        ``reserved_is_stale`` / ``on_demand_is_stale`` mark the cheapest current price of that type retrieved more
+        than 180 days before ``today`` (NA when there is none): a commitment is judged on the price it uses.
         Private (negotiated) prices count only with ``include_private`` (editors) and until they expire;
         ``has_private_price`` marks a row whose prices include one, ``on_demand_is_private`` one whose on-demand
         price is one (the exports label what rests on them, issue #28.2).
@@ -134,6 +137,9 @@ class Queries(StoreBase):
                    list(DISTINCT price_type ORDER BY price_type) AS price_types,
                    string_agg(DISTINCT currency, '/' ORDER BY currency) AS native_currency,
                    max(retrieved_at) AS price_retrieved_at,
+                   arg_min(retrieved_at, amount_eur) FILTER (WHERE price_type = 'reserved') AS reserved_retrieved_at,
+                   arg_min(retrieved_at, amount_eur) FILTER (WHERE price_type = 'on-demand')
+                       AS on_demand_retrieved_at,
                    coalesce(arg_min(is_private, amount_eur) FILTER (WHERE price_type = 'on-demand'), false)
                        AS on_demand_is_private,
                    coalesce(bool_or(is_private), false) AS has_private_price
@@ -164,6 +170,7 @@ class Queries(StoreBase):
                coalesce(piv.has_private_price, false) AS has_private_price,
                o.source_url, o.as_of, o.as_of_date, o.verification_status,
                o.as_of_date < $stale_before AS is_stale, o.notes,
+               piv.reserved_retrieved_at, piv.on_demand_retrieved_at,
                CASE WHEN o.verification_status <> 'claimed' AND o.as_of_date < $verified_after
                     THEN o.verification_status || ' on ' || o.as_of || ', not re-checked'
                     ELSE o.verification_status END AS verification_label,
@@ -193,7 +200,10 @@ class Queries(StoreBase):
                OR list_contains(CAST($provider_ids AS VARCHAR[]), o.provider_id))
         ORDER BY piv.best_selected_eur_per_gpu_hour NULLS LAST, o.offer_id
         """
-        return self._read_cursor().execute(sql, params).df()
+        frame = self._read_cursor().execute(sql, params).df()
+        for kind in ("reserved", "on_demand"):  # the one staleness rule (catalog.counts), per price type
+            frame[f"{kind}_is_stale"] = stale_dates(frame[f"{kind}_retrieved_at"], today)
+        return frame
 
     def filter_options(self) -> dict[str, list[str]]:
         """Distinct values for the filter widgets (categorical columns), sorted."""

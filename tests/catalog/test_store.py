@@ -108,6 +108,28 @@ def test_staleness_is_measured_from_today(store):
     assert store.summary(TODAY)["stale_offers"] == int(expected.sum())
 
 
+def test_commitment_staleness_is_judged_on_the_price_it_uses(store):
+    """#29.4, per price type: the staleness flags of the reserved and on-demand prices follow each price's own
+    retrieval date (one rule, catalog.counts), and a commitment is judged on the reserved price when there is one."""
+    from catalog.counts import is_stale_age
+    from engine.adapters import uncommittable_reasons
+
+    df = offers(store)
+    for kind in ("reserved", "on_demand"):
+        dated = df[df[f"{kind}_retrieved_at"].notna()]
+        assert len(dated) > 0
+        ages = (pd.Timestamp(TODAY) - pd.to_datetime(dated[f"{kind}_retrieved_at"].str[:10], format="mixed")).dt.days
+        assert dated[f"{kind}_is_stale"].tolist() == [is_stale_age(int(a)) for a in ages]
+        assert df.loc[df[f"{kind}_retrieved_at"].isna(), f"{kind}_is_stale"].isna().all()
+    # An offer observed long ago whose reserved price is fresh may take a commitment; the reverse may not.
+    row = df[df["reserved_eur_per_gpu_hour"].notna() & df["inter_node"].notna() & df["memory_gb"].notna()].iloc[0]
+    fresh = row.to_dict() | {"is_stale": True, "reserved_is_stale": False, "on_demand_is_stale": True}
+    stale = row.to_dict() | {"is_stale": False, "reserved_is_stale": True, "on_demand_is_stale": False}
+    assert uncommittable_reasons([fresh, stale]) == ["", "stale price"]
+    no_reserved = fresh | {"reserved_eur_per_gpu_hour": float("nan")}  # priced from on demand: its date counts
+    assert uncommittable_reasons([no_reserved]) == ["stale price"]
+
+
 def test_filter_values_are_parameters_not_sql(store):
     nasty = "H100'); DROP TABLE offers; --"
     assert offers(store, gpu_models=(nasty,)).empty
