@@ -68,12 +68,12 @@ def inputs(catalog: pd.DataFrame, section: PlacementSection) -> PlacementSection
                       "colocation, staff, resale).")
         c.selectbox("Own cluster GPU model", models, key=f"{K}_gpu")
         a, b, c = st.columns(3)
-        a.number_input("Own cluster lead time (days)", 0.0, 3650.0, step=7.0, key=f"{K}_lead",
+        a.number_input("Own cluster lead time (days)", 0.0, 3650.0, step=7.0, format="%.0f", key=f"{K}_lead",
                        help="Default two quarters: the seed guide says lead times for dedicated GPU clusters 'can "
                             "stretch to quarters rather than weeks'.")
         b.number_input("Own cluster size (GPUs, 0 = the plan chooses)", 0, 100_000, step=8, key=f"{K}_fixed")
         c.number_input("Most GPUs to buy when the plan chooses (0 = no cap)", 0.0, 100_000.0, step=8.0,
-                       key=f"{K}_max")
+                       format="%.0f", key=f"{K}_max")
         a, b, c = st.columns(3)
         a.text_input("Own site country", max_chars=60, key=f"{K}_country", placeholder="e.g. DE")
         b.checkbox("Own site is in the EU/EEA", key=f"{K}_eu_site")

@@ -246,7 +246,7 @@ def _recommend(results: tuple[StrategyResult, ...], m: int) -> StrategyCompariso
                        f"({(nxt.total_cost_eur - best.total_cost_eur) / nxt.total_cost_eur:.0%}) less than the "
                        f"next, {nxt.label.lower()}")
     od = next(r for r in results if r.key == "all_on_demand")
-    if best.key != "all_on_demand" and od.feasible:
+    if best.key != "all_on_demand" and od.feasible and (len(ok) < 2 or ok[1].key != "all_on_demand"):
         reasons.append(f"saves {od.total_cost_eur - best.total_cost_eur:,.0f} EUR against all on demand")
     reasons.append(f"commits {best.committed_gpus} GPUs; lead time {best.lead_time}; {best.residency}")
     for r in results:

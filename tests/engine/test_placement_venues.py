@@ -381,3 +381,18 @@ def test_scoring_and_workload_leave_out_a_multi_year_price_on_a_stale_or_unstate
     flagged, why = outlier_in(frame, ["reserved_eur_per_gpu_hour"])
     assert flagged.tolist() == [False, True, True, False] and "fabric not stated" in why[2]
     assert not outlier_in(frame, ["on_demand_eur_per_gpu_hour", "reserved_eur_per_gpu_hour"])[0].any()
+
+
+def test_the_saving_against_all_on_demand_is_said_once_when_on_demand_is_the_runner_up():
+    """Seen in the Placement screenshot: "156,536 EUR (11 %) less than the next, all on demand" followed by "saves
+    156,536 EUR against all on demand". One sentence when the runner-up is all on demand; both otherwise."""
+    workloads, venues = _consultant_case()
+    public = venues.subset(venues.tenancy != "dedicated").without_commitments()  # nothing to reserve: ties on demand
+    c = compare_strategies(workloads, public, OwnCluster(country="DE"), horizon_months=36, hours=HOURS)
+    assert c.recommended == "own_plus_burst"
+    said = [r for r in c.reasons if "against all on demand" in r or "less than the next" in r]
+    assert len(said) == 1 and said[0].endswith("less than the next, all on demand")
+    c = compare_strategies(workloads, venues, OwnCluster(country="DE"), horizon_months=36, hours=HOURS)
+    assert c.recommended == "own_plus_burst"  # runner-up: managed dedicated, so the saving vs on demand is its own
+    assert [r for r in c.reasons if "less than the next" in r][0].endswith("managed dedicated + burst")
+    assert sum("against all on demand" in r for r in c.reasons) == 1
