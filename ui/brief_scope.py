@@ -4,7 +4,8 @@
   model as a full fine-tune sharded over its GPUs (engine.scope memory rule), EU/EEA data centre, EU parent,
   EU/EEA legal seat and every required certification *within its scope* (a certificate counts for an offer only
   where its scope covers GPU compute and the offer's data-centre country: catalog ``certifications_in_scope``).
-* :func:`meets_brief` applies them with the one filter implementation (:func:`ui.offer_scope.filter_offers`).
+* :func:`meets_brief` applies them with the one filter implementation (:func:`ui.offer_scope.filter_offers`);
+  a single marketplace host's listing never meets a brief (a price observation, not an offer for its GPUs).
   "Offers meeting the brief" is this mask everywhere: banners, Providers, the Rent-or-own offer picker, the
   PDF's shortlist.
 * :func:`nearest_alternatives`: when nothing meets the brief, how many offers and which providers would
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from engine.adapters import is_single_host_listing
 from engine.placement import MAX_WORKLOAD_GPUS, Workload
 from engine.scope import OfferScope, Residency, WorkloadFit, scope_constraints
 from engine.scoring import Constraints
@@ -47,7 +49,10 @@ def meets_brief(frame: pd.DataFrame, brief: ClientBrief) -> np.ndarray:
     if frame.empty:
         return np.zeros(0, dtype=bool)
     keep, _ = offer_scope.filter_offers(frame, brief_constraints(brief), ())
-    return np.asarray(keep, dtype=bool)
+    # One marketplace host's listing on one day is a price observation, not an offer the client can contract for
+    # the brief's GPUs (engine.adapters.is_single_host_listing): it never meets a brief (nor is a Placement venue).
+    single = is_single_host_listing(frame) if "region" in frame.columns else np.zeros(len(frame), dtype=bool)
+    return np.asarray(keep, dtype=bool) & ~single
 
 
 def offers_meeting_brief(frame: pd.DataFrame, brief: ClientBrief) -> pd.DataFrame:

@@ -120,3 +120,27 @@ def test_placement_error_names_the_rule_that_removed_the_venues(c5):
     n_offers = len(offers(None, at.session_state["scenario"].display.usd_per_eur))
     assert f"certified BSI-C5 (in scope) removes all {n_offers}" in error
     assert "Relax the named requirement in the grid" not in error
+
+
+def test_a_single_host_listing_never_meets_the_brief(catalog_path):
+    """The board's shortlist opened on 'Vast.ai · H100 × node size not stated · EUR 1.20', one marketplace host's
+    listing on one day in France: a price observation, not an offer for the brief's 16 GPUs."""
+    import datetime as dt
+
+    import numpy as np
+
+    from catalog.store import CatalogStore, OfferFilter
+    from engine.adapters import is_single_host_listing
+    from ui import offer_scope
+    from ui.brief_scope import brief_constraints, meets_brief
+    from ui.scenario import DEFAULT_USD_PER_EUR
+
+    with CatalogStore(catalog_path) as store:
+        frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
+    hosts = is_single_host_listing(frame)
+    for brief in (ClientBrief(),  # the default: H100-class in an EU data centre (the FR host was its cheapest)
+                  ClientBrief(eu_resident_only=False, gpu_class="Any GPU", model_params_billion=None)):
+        passes_filters = np.asarray(offer_scope.filter_offers(frame, brief_constraints(brief), ())[0], dtype=bool)
+        assert (passes_filters & hosts).any()  # every other item of the brief lets a host listing through...
+        assert not (meets_brief(frame, brief) & hosts).any()  # ...this rule does not
+        assert (meets_brief(frame, brief) == (passes_filters & ~hosts)).all()  # and removes nothing else
