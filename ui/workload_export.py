@@ -23,8 +23,8 @@ def section_for(section: WorkloadSection, mode: str) -> WorkloadSection:
 
 
 def priced_modes(scenario: Scenario) -> dict[str, tuple[WorkloadSection, object]]:
-    """mode -> (its section, its :class:`ui.workload_view.Priced`) for every mode computed in the scenario."""
-    from ui.workload_view import price_workload
+    """mode -> (its section, its :class:`ui.workload_pricing.Priced`) for every mode computed in the scenario."""
+    from ui.workload_pricing import price_workload
 
     out = {}
     for mode in workload_modes(scenario.workload):
