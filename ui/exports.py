@@ -201,7 +201,7 @@ def _inputs_rows(section, prefix: str) -> pd.DataFrame:
 
 
 def _scoring_frames(scenario: Scenario) -> dict[str, pd.DataFrame]:
-    from ui.scoring_view import monte_carlo, score
+    from ui.scoring_ranking import monte_carlo, score
 
     scored = score(scenario.scoring, scenario.display.usd_per_eur)
     r = scored.result
@@ -392,7 +392,8 @@ def _workload_html(scenario: Scenario) -> str:
 
 
 def _scoring_html(scenario: Scenario) -> tuple[str, list[go.Figure]]:
-    from ui.scoring_view import figures, monte_carlo, ranking_table, score, verdict
+    from ui.scoring_ranking import figures, monte_carlo, score
+    from ui.scoring_view import ranking_table, verdict
 
     d = scenario.display
     scored = score(scenario.scoring, d.usd_per_eur)

@@ -232,7 +232,7 @@ def key_results(scenario: Scenario) -> dict[str, object]:
     from engine.tco import evaluate_tco
     from ui.placement_view import solve
     from ui.quotes import offers_with_quotes
-    from ui.scoring_view import monte_carlo, score
+    from ui.scoring_ranking import monte_carlo, score
     from ui.tco_words import key_break_even
     from ui.workload_export import key_results as workload_key_results
 
