@@ -108,15 +108,6 @@ def uses_private_prices() -> bool:
     return bool(get_scenario().private_prices) and is_editor()
 
 
-def catalog_key(usd_per_eur: float) -> tuple:
-    """The cache key of anything computed from :func:`offers`: catalog file and version, FX rate, whether the
-    session's prices include private quotes, the workspace quotes it includes (ui.quotes.quotes_key), and the date (last: pages read the reference date from ``key[-1]``)."""
-    from ui.quotes import quotes_key
-
-    store = get_store()
-    return (str(store.path), data_version(), usd_per_eur, uses_private_prices(), quotes_key(), dt.date.today())
-
-
 @st.cache_resource(ttl=600, show_spinner=False, max_entries=OFFER_FRAMES_KEPT)
 def _shared_offers(path: str, data_version: int, filters: OfferFilter, usd_per_eur: float, today: dt.date,
                    include_private: bool = False) -> pd.DataFrame:

@@ -28,12 +28,12 @@ from engine.placement import (
     monthly_ramp,
 )
 from engine.tco import TcoInputs
-from ui.catalog import catalog_key
 from ui.charts import style
 from ui.format import SYMBOL, money, plain
 from ui.placement_charts import WORKLOAD_COLOURS, _money
 from ui.placement_venues import build_venues, with_priced_offers, workload_page_priced
 from ui.placement_view import portfolio, venue_frame, venue_labels
+from ui.quotes import catalog_key
 from ui.scenario import DisplaySettings, OwnClusterSettings, PlacementSection, get_scenario, update_scenario
 
 K = "_plc"  # widget key prefix of this section

@@ -39,10 +39,10 @@ from engine.placement import (
 from engine.scope import OfferScope, scope_constraints
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
-from ui.catalog import catalog_key
 from ui.format import SYMBOL, money, plain
 from ui.placement_examples import EXAMPLES
 from ui.placement_venues import build_venues, venue_facts, with_priced_offers, workload_page_priced
+from ui.quotes import catalog_key
 from ui.scenario import (
     MAX_OTHER_DISCOUNT_PCT,
     MAX_VENUE_CAPACITY_GPUS,

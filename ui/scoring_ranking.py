@@ -26,8 +26,7 @@ from engine.scoring import (
 )
 from ui import offer_scope
 from ui import scoring_charts as charts
-from ui.catalog import catalog_key
-from ui.quotes import offers_with_quotes
+from ui.quotes import catalog_key, offers_with_quotes
 from ui.scenario import ScoringSection
 
 N_SAMPLES = 1_000

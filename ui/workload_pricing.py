@@ -26,8 +26,7 @@ from engine.workload import (
 from engine.workload.layout import describe as describe_layout
 from engine.workload.training import stack_utilisation
 from ui import offer_scope
-from ui.catalog import catalog_key
-from ui.quotes import offers_with_quotes
+from ui.quotes import catalog_key, offers_with_quotes
 from ui.scenario import WorkloadSection
 
 #: Price type (the page's choice) -> the offer frame's column of that price [EUR per GPU-hour].

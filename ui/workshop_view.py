@@ -17,10 +17,9 @@ from catalog.errors import CatalogError
 from catalog.store import CatalogStore
 from ui import labels
 from ui.auth import current_editor, is_editor
-from ui.catalog import catalog_key
 from ui.format import plain
 from ui.private_prices import for_viewer
-from ui.quotes import for_sharing
+from ui.quotes import catalog_key, for_sharing
 from ui.rate_limit import RateLimiter
 from ui.scenario import Scenario
 from ui.workshop import (
@@ -252,7 +251,7 @@ def _load(scenario: Scenario | None, name: str | None = None) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _results(scenario_json: str, catalog: tuple) -> dict:
-    # ``catalog`` (ui.catalog.catalog_key) keys the results on the catalog version and the viewer's role:
+    # ``catalog`` (ui.quotes.catalog_key) keys the results on the catalog version and the viewer's role:
     # an editor's results (with private quotes) are never served to a viewer.
     return key_results(from_json(scenario_json))
 
