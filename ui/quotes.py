@@ -23,6 +23,8 @@ from domain.geography import EU_EEA_COUNTRY_CODES
 from engine.money import DEFAULT_USD_PER_EUR
 
 TOGGLE_KEY = "_include_quotes"
+#: Session key of the open client workspace's link token (the Workshop opens it; its quotes are read with it).
+WORKSPACE_KEY = "_workspace"
 QUOTE_PREFIX = "quote:"
 #: Columns of the offer frame the placement venues read (contract with issue #29's venues part).
 CONTRACT_COLUMNS = ("capacity_gpus", "lead_time_days", "is_dedicated", "price_origin", "quote_label")
@@ -142,8 +144,6 @@ def with_quotes(frame: pd.DataFrame, quotes: list[StoredQuote], include: bool, *
 
 
 def _workspace_token() -> str | None:
-    from ui.workshop import WORKSPACE_KEY
-
     return st.session_state.get(WORKSPACE_KEY)
 
 

@@ -13,13 +13,13 @@ import zlib
 import streamlit as st
 from pydantic import ValidationError
 
+from ui.quotes import WORKSPACE_KEY, for_sharing
 from ui.scenario import SCENARIO_KEY, SCENARIO_VERSION, Scenario, migrate_document
 
 LINK_PARAM = "s"
 WORKSPACE_PARAM = "ws"
 JOIN_PARAM = "join"
-#: Session keys of the workshop that outlive loading a scenario.
-WORKSPACE_KEY = "_workspace"  # link token of the open client workspace
+#: A session key of the workshop that outlives loading a scenario (as ui.quotes.WORKSPACE_KEY, the open workspace).
 SCENARIO_NAME_KEY = "_scenario_name"  # name of the scenario last saved or loaded (report header)
 #: Session keys that survive loading a scenario (everything else is widget state that pages rebuild
 #: from the scenario).
@@ -118,8 +118,6 @@ def migrate(data: dict) -> dict:
 
 def encode_link(scenario: Scenario) -> str:
     """Compact, URL-safe encoding: only non-default values, zlib-compressed, base64url, version prefix."""
-    from ui.quotes import for_sharing
-
     payload = for_sharing(scenario).model_dump_json(exclude_defaults=True).encode()  # no quote leaves its workspace
     packed = base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
     return f"v{SCENARIO_VERSION}.{packed}"

@@ -19,14 +19,13 @@ from ui import labels
 from ui.auth import current_editor, is_editor
 from ui.format import plain
 from ui.private_prices import for_viewer
-from ui.quotes import catalog_key, for_sharing
+from ui.quotes import WORKSPACE_KEY, catalog_key, for_sharing
 from ui.rate_limit import RateLimiter
 from ui.scenario import Scenario
 from ui.workshop import (
     LINK_PARAM,
     MAX_SCENARIO_BYTES,
     SCENARIO_NAME_KEY,
-    WORKSPACE_KEY,
     WORKSPACE_PARAM,
     ScenarioFormatError,
     apply_scenario,
