@@ -1,4 +1,4 @@
-"""Workshop mode: scenarios as JSON and share links, loading them into the session, key results per
+"""Workshop mode: scenarios as JSON, as flat input maps and as share links, loading them into the session, key results per
 scenario (for comparison and exports)."""
 
 from __future__ import annotations
@@ -40,6 +40,24 @@ class ScenarioFormatError(ValueError):
 
 def to_json(scenario: Scenario) -> str:
     return scenario.model_dump_json(indent=2)
+
+
+def flatten(scenario: Scenario) -> dict[str, object]:
+    """Every input as a flat 'section.field' → value map (for the difference table); workloads by name."""
+    out: dict[str, object] = {}
+
+    def walk(prefix: str, value) -> None:
+        if isinstance(value, dict) and value:
+            for k, v in value.items():
+                walk(f"{prefix}.{k}" if prefix else k, v)
+        elif isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+            for item in value:
+                walk(f"{prefix}[{item['name']}]", {k: v for k, v in item.items() if k != "name"})
+        else:
+            out[prefix] = value
+
+    walk("", scenario.model_dump(mode="json", exclude={"version"}))
+    return out
 
 
 def _reject_constant(name: str):

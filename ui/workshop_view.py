@@ -30,6 +30,7 @@ from ui.workshop import (
     ScenarioFormatError,
     apply_scenario,
     encode_link,
+    flatten,
     from_json,
     key_results,
     to_json,
@@ -260,24 +261,6 @@ def results_frame(results: dict[str, dict], currency: str, usd_per_eur: float) -
     keys = list(dict.fromkeys(k for r in results.values() for k in r))
     return pd.DataFrame({name: [labels.fmt(k, r.get(k), currency, usd_per_eur) if k in r else "—" for k in keys]
                          for name, r in results.items()}, index=[labels.label(k) for k in keys])
-
-
-def flatten(scenario: Scenario) -> dict[str, object]:
-    """Every input as a flat 'section.field' → value map (for the difference table); workloads by name."""
-    out: dict[str, object] = {}
-
-    def walk(prefix: str, value) -> None:
-        if isinstance(value, dict) and value:
-            for k, v in value.items():
-                walk(f"{prefix}.{k}" if prefix else k, v)
-        elif isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
-            for item in value:
-                walk(f"{prefix}[{item['name']}]", {k: v for k, v in item.items() if k != "name"})
-        else:
-            out[prefix] = value
-
-    walk("", scenario.model_dump(mode="json", exclude={"version"}))
-    return out
 
 
 def inputs_frame(scenarios: dict[str, Scenario], currency: str, usd_per_eur: float) -> pd.DataFrame:
