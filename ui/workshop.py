@@ -1,5 +1,5 @@
-"""Workshop mode: scenarios as JSON, as flat input maps and as share links, loading them into the session, key results per
-scenario (for comparison and exports)."""
+"""Workshop mode: scenarios as JSON, as flat input maps and as share links, loading them into the session,
+key results per scenario (for comparison and exports)."""
 
 from __future__ import annotations
 
