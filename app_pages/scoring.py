@@ -6,6 +6,8 @@ from engine.scope import Residency
 from ui import brief, offer_scope
 from ui import scoring_view as view
 from ui.scenario import get_scenario
+from ui.scoring_inputs import draw_concentration, scoring_inputs
+from ui.scoring_ranking import figures, monte_carlo, score
 
 display = get_scenario().display
 st.title("Provider scoring")
@@ -13,12 +15,12 @@ st.caption("Pick a preset, move the weights, switch the hard constraints. Constr
            "reported; a value the catalog does not state is shown as 'not stated' and handled by the rule you pick.")
 
 banner = st.container()
-section = view.scoring_inputs(display)
+section = scoring_inputs(display)
 if section is None:
     st.stop()
 with banner:
     brief.draw_banner("scoring", brief.scoring_differences(get_scenario()))
-scored = view.score(section, display.usd_per_eur)
+scored = score(section, display.usd_per_eur)
 result = scored.result
 excluded = view.excluded_table(scored)
 st.caption(f":material/filter_alt: Ranked: {offer_scope.scope_summary(section.scope, Residency.of(section.constraints))}.")
@@ -26,7 +28,7 @@ st.caption(f":material/filter_alt: Ranked: {offer_scope.scope_summary(section.sc
 if not result.ids:
     st.warning(view.nothing_ranked(scored, display), icon=":material/filter_alt_off:")
 else:
-    mc = view.monte_carlo(result, section.concentration)
+    mc = monte_carlo(result, section.concentration)
     st.markdown(view.verdict(scored, mc, display))
     for note in view.notes(scored):
         st.caption(f":material/info: {note}")
@@ -43,7 +45,7 @@ else:
     tab_providers.caption("Each provider's best-scoring offer among those ranked, scored on the same scale as the "
                           "offer ranking: a provider with many node sizes or regions counts once.")
 
-    figs = view.figures(scored, mc)
+    figs = figures(scored, mc)
     left, right = st.columns([1.25, 1])
     left.plotly_chart(figs.contributions, width="stretch", key="sc_contributions")
     if result.method.value == "topsis":
@@ -62,7 +64,7 @@ else:
         left.info("Exact weight intervals exist for the weighted sum, with at least two offers that differ on a "
                   "weighted criterion; the probability of first place also covers TOPSIS.", icon=":material/info:")
     with right:
-        view.draw_concentration()
+        draw_concentration()
         st.plotly_chart(figs.p_first, width="stretch", key="sc_p_first")
 
 with st.expander(f"Excluded before ranking: {len(excluded) or 'no'} offers" + (", each with its reasons" if len(excluded)

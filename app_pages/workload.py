@@ -6,6 +6,8 @@ from ui import brief
 from ui import workload_charts as charts
 from ui import workload_view as view
 from ui.scenario import get_scenario
+from ui.workload_inputs import workload_inputs
+from ui.workload_pricing import batch_sweep, price_workload
 
 display = get_scenario().display
 st.title("Workload cost")
@@ -13,12 +15,12 @@ st.caption("Define a training job or an inference service; every catalog offer i
            "model. Offers the model cannot price are listed with the reason, never dropped silently.")
 
 banner = st.container()
-section = view.workload_inputs()
+section = workload_inputs()
 if section is None:
     st.stop()
 with banner:
     brief.draw_banner("workload", brief.workload_differences(get_scenario()))
-priced = view.price_workload(section, display.usd_per_eur)
+priced = price_workload(section, display.usd_per_eur)
 
 answer, assumed = st.columns([2.3, 1])
 answer.markdown(view.verdict(priced, section, display))
@@ -58,7 +60,7 @@ if not priced.ranked.empty:
             st.plotly_chart(charts.training_breakdown(parts, display), width="stretch", key="wl_breakdown")
             st.caption(view.breakdown_caption(row))
         else:
-            sweep = view.batch_sweep(section, display.usd_per_eur, offer_id)
+            sweep = batch_sweep(section, display.usd_per_eur, offer_id)
             st.plotly_chart(charts.batching_tradeoff(sweep, section.inference.batch_size, section.latency_target_s),
                             width="stretch", key="wl_batching")
             st.caption(view.inference_caption(row))

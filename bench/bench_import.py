@@ -48,7 +48,8 @@ def synthetic_file(rows: int = ROWS) -> bytes:
 
 def baseline_insert(store, preview) -> float:
     """Plain bulk INSERT of the previewed new offers and prices (the floor a write path cannot beat)."""
-    from catalog.store import _TABLE_COLUMNS, _arrow, _column_types, _registered, _stored
+    from catalog.storage.common import TABLE_COLUMNS, stored_row
+    from catalog.storage.ducksql import arrow_table, column_types, registered
 
     t0 = time.perf_counter()
     cur = store.cursor()
@@ -57,10 +58,10 @@ def baseline_insert(store, preview) -> float:
         from catalog.models import TABLE_MODELS
 
         model = TABLE_MODELS[table]
-        records = [{**_stored(model.model_validate(c.values).model_dump(mode="python"), table), "updated_by": "b"}
+        records = [{**stored_row(model.model_validate(c.values).model_dump(mode="python"), table), "updated_by": "b"}
                    for c in preview.changes if c.table == table and c.action == "insert"]
-        cols = [*_TABLE_COLUMNS[table], "updated_by"]
-        with _registered(cur, "_bulk", _arrow(records, cols, _column_types(cur, table))):
+        cols = [*TABLE_COLUMNS[table], "updated_by"]
+        with registered(cur, "_bulk", arrow_table(records, cols, column_types(cur, table))):
             cur.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _bulk")
     cur.execute("COMMIT")
     return time.perf_counter() - t0

@@ -188,7 +188,7 @@ def _widget(at, spec: PageInput):
     return None
 
 
-def _change(at, spec: PageInput, k: int, breakdown: Breakdown | None = None) -> tuple[float, float, dict]:
+def change_input(at, spec: PageInput, k: int, breakdown: Breakdown | None = None) -> tuple[float, float, dict]:
     """Set the input to its k-th value (submit the form if any) and time the rerun: (wall ms, CPU ms, CPU ms
     per breakdown category)."""
     widget = _widget(at, spec)
@@ -219,7 +219,7 @@ def floor_times() -> list[tuple[float, float]]:
     at = AppTest.from_string(FLOOR_APP, default_timeout=60)
     at.run()
     spec = PageInput("floor", "number_input", "x", "x", lambda k: k + 1)
-    times = [_change(at, spec, k)[:2] for k in range(WARMUP + REPEATS)]
+    times = [change_input(at, spec, k)[:2] for k in range(WARMUP + REPEATS)]
     return times[WARMUP:]
 
 
@@ -248,7 +248,7 @@ def page_times(catalog: Path, app_root: Path = ROOT, pages: list[str] | None = N
                 t0 = time.perf_counter()
                 at.run()
                 unchanged.append((time.perf_counter() - t0) * 1000)
-            changed = [_change(at, spec, k, breakdown) for k in range(WARMUP + REPEATS)][WARMUP:]
+            changed = [change_input(at, spec, k, breakdown) for k in range(WARMUP + REPEATS)][WARMUP:]
             changed_cpu = [c for _, c, _ in changed]
             parts = {c: statistics.median(p.get(c, 0.0) for _, _, p in changed) for c in Breakdown.CATEGORIES}
             changed = [w for w, _, _ in changed]

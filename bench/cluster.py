@@ -92,16 +92,19 @@ http {{
 """
 
 
-def _load_state() -> dict:
+def load_state() -> dict:
+    """The running cluster's state file (replicas, ports, pids), {} when none is running."""
     return json.loads(STATE.read_text()) if STATE.exists() else {}
 
 
-def _save_state(state: dict) -> None:
+def save_state(state: dict) -> None:
+    """Write the cluster's state file (read by `make cluster-stop` / `cluster-check` and the fault runs)."""
     CLUSTER_DIR.mkdir(parents=True, exist_ok=True)
     STATE.write_text(json.dumps(state, indent=1))
 
 
-def _wait_http(url: str, timeout: float = 90) -> None:
+def wait_http(url: str, timeout: float = 90) -> None:
+    """Wait until ``url`` answers 200 (exits with a message after ``timeout`` seconds)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -128,7 +131,7 @@ def start_replica(i: int, port: int, url: str) -> int:
 def start(replicas: int, port: int, pg_port: int, first_replica_port: int, fresh: bool) -> None:
     from catalog.store import open_catalog
 
-    if _load_state():
+    if load_state():
         stop()
     if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
         raise SystemExit("nginx is not installed (make cluster installs it as root: apt-get install nginx)")
@@ -141,7 +144,7 @@ def start(replicas: int, port: int, pg_port: int, first_replica_port: int, fresh
     os.chmod(CLUSTER_DIR, 0o755)
     server = start_local_postgres(pgdata, pg_port, fsync=True)
     state: dict = {"pg": {"datadir": str(pgdata), "port": pg_port, "bindir": str(server.bindir)}, "replicas": []}
-    _save_state(state)
+    save_state(state)
     import psycopg
 
     with psycopg.connect(server.admin_url, autocommit=True) as conn:
@@ -154,16 +157,16 @@ def start(replicas: int, port: int, pg_port: int, first_replica_port: int, fresh
     for i in range(replicas):
         rport = first_replica_port + i
         state["replicas"].append({"port": rport, "pid": start_replica(i + 1, rport, url)})
-        _save_state(state)
+        save_state(state)
     for r in state["replicas"]:
-        _wait_http(f"http://127.0.0.1:{r['port']}/_stcore/health")
+        wait_http(f"http://127.0.0.1:{r['port']}/_stcore/health")
         print(f"replica      http://127.0.0.1:{r['port']}  (pid {r['pid']})")
     conf, nginx = start_nginx(CLUSTER_DIR, [r["port"] for r in state["replicas"]], port)
     state["nginx"] = {"conf": str(conf), "port": port, "bin": nginx}
     state["url"] = f"http://127.0.0.1:{port}/"
     state["database_url"] = url
-    _save_state(state)
-    _wait_http(f"http://127.0.0.1:{port}/_stcore/health")
+    save_state(state)
+    wait_http(f"http://127.0.0.1:{port}/_stcore/health")
     print(f"nginx        {state['url']}  (sticky route cookie, websocket upgrade)")
     print("Stop with: make cluster-stop")
 
@@ -199,7 +202,7 @@ def _alive(pid: int) -> bool:
 
 
 def stop() -> None:
-    state = _load_state()
+    state = load_state()
     if not state:
         print("no cluster running")
         return
@@ -223,7 +226,7 @@ def stop() -> None:
 
 
 def status() -> dict:
-    state = _load_state()
+    state = load_state()
     for r in state.get("replicas", []):
         r["alive"] = _alive(r["pid"])
     print(json.dumps(state, indent=1))
@@ -244,7 +247,7 @@ def check() -> None:
     replicas; a client stays on its replica (page, assets, websocket: from nginx's access log)."""
     from playwright.sync_api import sync_playwright
 
-    state = _load_state()
+    state = load_state()
     if not state:
         raise SystemExit("no cluster running: make cluster")
     url = state["url"]

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.cluster import CLUSTER_DIR, _load_state, _save_state, _wait_http, replica_of, start_replica  # noqa: E402
+from bench.cluster import CLUSTER_DIR, load_state, replica_of, save_state, start_replica, wait_http  # noqa: E402
 from bench.pg_local import LocalPostgres  # noqa: E402
 
 TIMEOUT_MS = 120_000
@@ -56,8 +56,8 @@ def kill_a_replica(browser, state: dict) -> None:
         _after_the_kill(page, url, route, replica, t0)
     finally:  # the cluster is whole again whatever happened
         victim["pid"] = start_replica(state["replicas"].index(victim) + 1, victim["port"], state["database_url"])
-        _save_state(state)
-        _wait_http(f"http://127.0.0.1:{victim['port']}/_stcore/health")
+        save_state(state)
+        wait_http(f"http://127.0.0.1:{victim['port']}/_stcore/health")
         print(f"kill: replica on port {victim['port']} restarted (pid {victim['pid']})")
     context.close()
 
@@ -123,7 +123,7 @@ def restart_postgres(browser, state: dict) -> None:
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
-    state = _load_state()
+    state = load_state()
     if not state:
         print("no cluster running: make cluster")
         return 1

@@ -50,7 +50,7 @@ def record(out: Path, pages: list[str] | None, root: Path) -> None:
     from streamlit.testing.v1 import AppTest
 
     sys.path.insert(0, str(root))
-    from bench.bench_pages import INPUTS, _change
+    from bench.bench_pages import INPUTS, change_input
     from catalog.store import build_catalog
 
     calls: list[tuple] = []
@@ -85,7 +85,7 @@ def record(out: Path, pages: list[str] | None, root: Path) -> None:
                 at.run()
                 for k in range(2):
                     try:
-                        _change(at, spec, k)
+                        change_input(at, spec, k)
                     except Exception as exc:
                         print(f"{spec.page}: {exc}", file=sys.stderr)
                 for key, value in EXTRA.get(spec.page, []):  # tabs that draw only when open

@@ -11,9 +11,6 @@ from __future__ import annotations
 import os  # noqa: F401 (tests patch catalog.store.os.access)
 
 from catalog.storage.common import (
-    _META_COLUMNS,
-    _TABLE_COLUMNS,
-    _TABLE_ORDER,
     CATALOG_ENV,
     DATABASE_URL_ENV,
     DEFAULT_CATALOG_PATH,
@@ -25,13 +22,10 @@ from catalog.storage.common import (
     VERIFIED_FRESH_DAYS,
     ApplyResult,
     OfferFilter,
-    _content,
-    _stored,
     resolve_catalog_location,
     resolve_catalog_path,
 )
 from catalog.storage.duck import CatalogStore, build_catalog
-from catalog.storage.ducksql import _arrow, _column_types, _fetch_rows, _registered
 from catalog.storage.interface import CatalogBackend
 from catalog.storage.workshop import (
     GROUP_CODE_BYTES,
@@ -79,6 +73,4 @@ __all__ = [
     "NOT_STATED", "REPO_ROOT", "SCHEMA_SQL", "SCHEMA_VERSION", "STALE_AFTER_DAYS", "VERIFIED_FRESH_DAYS",
     "WORKSPACE_TOKEN_BYTES", "ApplyResult", "CatalogStore", "OfferFilter", "build_catalog",
     "resolve_catalog_location", "resolve_catalog_path", "workspace_id",
-    "_META_COLUMNS", "_TABLE_COLUMNS", "_TABLE_ORDER", "_arrow", "_column_types", "_content", "_fetch_rows",
-    "_registered", "_stored",
 ]

@@ -30,7 +30,7 @@ from engine.adapters_placement import (  # venues_from_offers re-exported: one i
     venues_from_offers,
 )
 from engine.assumptions import is_missing
-from engine.outliers import PRICE_TYPES, _reason, flag_column, flag_outliers, reason_column
+from engine.outliers import PRICE_TYPES, flag_column, flag_outliers, outlier_reason_text, reason_column
 from engine.scoring.matrix import (
     CRITERIA,
     HOURS_PER_YEAR,
@@ -45,7 +45,7 @@ from engine.scoring.matrix import (
     YES_NO_SCORE,
     DecisionMatrix,
     PriceBasis,
-    _bool_or_none,
+    bool_or_none,
 )
 from engine.workload.data import GRID_INTENSITY_G_PER_KWH_BY_COUNTRY
 from engine.workload.offers import OfferArrays
@@ -192,7 +192,7 @@ def build_decision_matrix(
         flag_key, reason_key = c.removesuffix("_eur_per_gpu_hour") + "_is_outlier", c.removesuffix(
             "_eur_per_gpu_hour") + "_outlier_reason"
         for i, r in enumerate(records):
-            if _bool_or_none(r.get(flag_key)):
+            if bool_or_none(r.get(flag_key)):
                 outlier[i] = True
                 outlier_reason[i] = "; ".join(t for t in (outlier_reason[i], str(r.get(reason_key) or "")) if t)
     _flag_uncommittable(records, _PRICE_COLUMNS[basis], outlier, outlier_reason)
@@ -205,7 +205,7 @@ def build_decision_matrix(
     uptime_pct = _float_column(col("uptime_sla_pct"))
     downtime_h = (100.0 - uptime_pct) / 100.0 * HOURS_PER_YEAR
 
-    eu_dc = [_bool_or_none(v) for v in col("is_eu_datacenter")]
+    eu_dc = [bool_or_none(v) for v in col("is_eu_datacenter")]
     eu_score = np.array([np.nan if v is None else float(v) for v in eu_dc], dtype=float)
 
     ages = np.full(n, np.nan)
@@ -452,7 +452,7 @@ def price_outlier_columns(offers: pd.DataFrame, *, group_column: str = "gpu_mode
         prices = pd.to_numeric(offers[column], errors="coerce").to_numpy(dtype=float)
         r = flag_outliers(prices, groups, dedupe)
         texts = [
-            _reason(price_type, str(groups[i]), r.ratio_to_median[i], r.modified_z[i], int(r.group_size[i]))
+            outlier_reason_text(price_type, str(groups[i]), r.ratio_to_median[i], r.modified_z[i], int(r.group_size[i]))
             if r.is_outlier[i] else None
             for i in range(len(offers))
         ]

@@ -197,7 +197,7 @@ def reason_column(price_column: str) -> str:
     return price_column.removesuffix("_eur_per_gpu_hour") + "_outlier_reason"
 
 
-def _reason(price_type: str, gpu: str, ratio: float, z: float, n: int) -> str:
+def outlier_reason_text(price_type: str, gpu: str, ratio: float, z: float, n: int) -> str:
     """Currency-neutral: pages show the amounts in the display currency next to it."""
     side = "below a quarter of" if ratio < 1 else "above four times"
     z_text = "MAD 0" if np.isinf(z) else f"modified z {z:+.1f}"

@@ -59,7 +59,7 @@ def shortlist(catalog: pd.DataFrame, scenario: Scenario) -> Shortlist:
     best = max(alternatives, key=lambda a: a.n_offers, default=None)
     if best is None or best.n_offers == 0:
         return Shortlist(catalog.iloc[0:0], False, "", alternatives)
-    relaxed = dict(brief_scope._relaxations(brief))[best.relaxed]
+    relaxed = dict(brief_scope.relaxations(brief))[best.relaxed]
     return Shortlist(_pick(brief_scope.offers_meeting_brief(catalog, relaxed)), False, best.relaxed, alternatives)
 
 

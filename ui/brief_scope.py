@@ -69,7 +69,9 @@ class Alternative:
     providers: tuple[str, ...]  # provider names, alphabetical
 
 
-def _relaxations(brief: ClientBrief) -> list[tuple[str, ClientBrief]]:
+def relaxations(brief: ClientBrief) -> list[tuple[str, ClientBrief]]:
+    """Each way to relax the brief by one item (a required certification, an EU rule, the GPU class, the model
+    fit), as (label, relaxed brief)."""
     out: list[tuple[str, ClientBrief]] = []
     certs = brief.required_certifications
     for cert in certs:
@@ -91,7 +93,7 @@ def _relaxations(brief: ClientBrief) -> list[tuple[str, ClientBrief]]:
 def nearest_alternatives(frame: pd.DataFrame, brief: ClientBrief) -> list[Alternative]:
     """For each single item of the brief relaxed: how many offers and which providers would meet the rest."""
     out = []
-    for label, relaxed in _relaxations(brief):
+    for label, relaxed in relaxations(brief):
         rows = offers_meeting_brief(frame, relaxed)
         out.append(Alternative(label, len(rows), tuple(sorted(set(rows["provider_name"].astype(str)), key=str.lower))))
     return out

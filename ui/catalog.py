@@ -10,6 +10,7 @@ import streamlit as st
 from catalog.errors import CatalogError, CatalogUnavailableError
 from catalog.store import CatalogBackend, OfferFilter, open_catalog_for_app, resolve_catalog_location
 from engine.adapters import price_outlier_columns
+from ui.scenario import get_scenario
 
 #: Seconds between retries while the catalog database is unavailable (PostgreSQL backend, issue #21).
 RETRY_SECONDS = 3
@@ -102,18 +103,9 @@ def uses_private_prices() -> bool:
     """Do this session's prices include private negotiated ones? Only for a signed-in editor who switched on
     "Include private prices in this scenario and its exports" (issue #28.2, :mod:`ui.private_prices`): by
     default editors' pages, scenarios and exports use public prices, as everyone else's."""
-    from ui.private_prices import included
+    from ui.auth import is_editor
 
-    return included()
-
-
-def catalog_key(usd_per_eur: float) -> tuple:
-    """The cache key of anything computed from :func:`offers`: catalog file and version, FX rate, whether the
-    session's prices include private quotes, the workspace quotes it includes (ui.quotes.quotes_key), and the date (last: pages read the reference date from ``key[-1]``)."""
-    from ui.quotes import quotes_key
-
-    store = get_store()
-    return (str(store.path), data_version(), usd_per_eur, uses_private_prices(), quotes_key(), dt.date.today())
+    return bool(get_scenario().private_prices) and is_editor()
 
 
 @st.cache_resource(ttl=600, show_spinner=False, max_entries=OFFER_FRAMES_KEPT)

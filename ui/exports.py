@@ -32,7 +32,7 @@ from ui import board_page, labels, tco_words, workload_export
 from ui.private_prices import LABEL as PRIVATE_LABEL
 from ui.private_prices import note_column, private_offer_ids
 from ui.scenario import Scenario, TcoSection
-from ui.workshop import key_results, to_json
+from ui.workshop import flatten, key_results, to_json
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -187,21 +187,14 @@ def _catalog(scenario: Scenario) -> tuple[pd.DataFrame, pd.DataFrame]:
     return offers_with_quotes(scenario.display.usd_per_eur), table("gpu_specs")
 
 
-def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """Column names through the label registry, with their units (engine units: EUR)."""
-    return frame.rename(columns={c: labels.label_with_unit(c) for c in frame.columns if isinstance(c, str)})
-
-
 def _inputs_rows(section, prefix: str) -> pd.DataFrame:
-    from ui.workshop_view import flatten
-
     flat = {k: v for k, v in flatten(Scenario(**{prefix: section})).items() if k.startswith(prefix + ".")}
     return pd.DataFrame([{"Input": labels.path_label(k), "Value": labels.fmt(k.rsplit(".", 1)[-1], v)}
                          for k, v in flat.items()])
 
 
 def _scoring_frames(scenario: Scenario) -> dict[str, pd.DataFrame]:
-    from ui.scoring_view import monte_carlo, score
+    from ui.scoring_ranking import monte_carlo, score
 
     scored = score(scenario.scoring, scenario.display.usd_per_eur)
     r = scored.result
@@ -243,7 +236,7 @@ def _placement_frames(scenario: Scenario, catalog: pd.DataFrame) -> dict[str, pd
     sym = labels.SYMBOL[d.currency]
     frame = frame.rename(columns={"Commit rate": f"Commit rate ({sym}/GPU-h)", "Monthly cost": f"Monthly cost ({sym})",
                                   "Committed use": "Committed use (0-1)"})
-    return {"Placement plan": frame, "Placement assumptions": readable_columns(labels.readable_names(
+    return {"Placement plan": frame, "Placement assumptions": labels.readable_columns(labels.readable_names(
         assumptions_frame(solved, scenario.placement, d)))}
 
 
@@ -284,7 +277,7 @@ def excel_workbook(store: CatalogStore, scenario: Scenario, client: str = "", sc
         **_placement_frames(scenario, catalog),
         "Scenario JSON": pd.DataFrame({"Scenario (JSON)": to_json(scenario).splitlines()}),
     }
-    sheets["Catalog rows used"] = readable_columns(catalog[[
+    sheets["Catalog rows used"] = labels.readable_columns(catalog[[
         "offer_id", "provider_name", "gpu_model", "form_factor", "region", "on_demand_eur_per_gpu_hour",
         "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour", "native_currency", "source_url", "as_of",
         "verification_status"]])
@@ -387,12 +380,13 @@ def _workload_html(scenario: Scenario) -> str:
                                                               as_text=True, ranked_only=True, limit=10,
                                                               private=private)))
         parts.append(f"<h3>Workload assumptions ({mode})</h3>"
-                     + _table(readable_columns(labels.readable_names(priced.assumptions))))
+                     + _table(labels.readable_columns(labels.readable_names(priced.assumptions))))
     return "".join(parts)
 
 
 def _scoring_html(scenario: Scenario) -> tuple[str, list[go.Figure]]:
-    from ui.scoring_view import figures, monte_carlo, ranking_table, score, verdict
+    from ui.scoring_ranking import figures, monte_carlo, score
+    from ui.scoring_view import ranking_table, verdict
 
     d = scenario.display
     scored = score(scenario.scoring, d.usd_per_eur)

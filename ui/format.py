@@ -26,6 +26,11 @@ def money(value_eur: float, display: DisplaySettings, decimals: int = 2) -> str:
     return f"{SYMBOL[display.currency]}{amount:,.{decimals}f}"
 
 
+def to_display_currency(values_eur, display: DisplaySettings) -> np.ndarray:
+    """EUR amounts (any array-like) as a float array in the display currency."""
+    return np.asarray(from_eur(np.asarray(values_eur, dtype=float), display.currency, display.usd_per_eur), dtype=float)
+
+
 def eur_columns_to_display(df: pd.DataFrame, columns: list[str], display: DisplaySettings) -> pd.DataFrame:
     """Copy of ``df`` whose ``*_eur_*`` columns are converted to the display currency (names kept)."""
     out = df.copy()

@@ -18,7 +18,8 @@ from engine.scoring import CRITERIA, CRITERION_NAMES
 from ui.charts import style
 from ui.format import plain
 from ui.scenario import get_scenario, update_scenario
-from ui.scoring_view import score, weight_key
+from ui.scoring_inputs import weight_key
+from ui.scoring_ranking import score
 
 JOIN_PARAM = "join"
 LABELS = {c.name: c.label for c in CRITERIA}

@@ -379,6 +379,11 @@ def label_with_unit(name: str, currency: str = "EUR") -> str:
     return f"{text} ({u})" if u and u != "%" and u.lower() not in text.lower() else text
 
 
+def readable_columns(frame):
+    """A copy of ``frame`` whose column names read as labels with their units (engine units: EUR)."""
+    return frame.rename(columns={c: label_with_unit(c) for c in frame.columns if isinstance(c, str)})
+
+
 def _is_missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 

@@ -11,11 +11,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.money import from_eur
 from engine.placement import PlacementPlan
 from ui.charts import PRICE_COLOURS, fs, presenting, style
 from ui.figspec import Fig, trace
-from ui.format import SYMBOL
+from ui.format import SYMBOL, to_display_currency
 from ui.scenario import DisplaySettings
 
 WORKLOAD_COLOURS = ["#4f46e5", "#0891b2", "#db2777", "#16a34a", "#f59e0b", "#7c3aed", "#ea580c", "#64748b"]
@@ -58,10 +57,6 @@ def demand_week(plan: PlacementPlan, demand_gpus: np.ndarray) -> go.Figure:
     return style(fig, height=500, title="Demand in a typical week: committed GPUs and burst").figure()
 
 
-def _money(values, display: DisplaySettings) -> np.ndarray:
-    return np.asarray(from_eur(np.asarray(values, dtype=float), display.currency, display.usd_per_eur), dtype=float)
-
-
 def savings(plan: PlacementPlan, on_demand: PlacementPlan | None, dedicated: PlacementPlan | None,
             display: DisplaySettings) -> go.Figure:
     """Monthly cost of the plan against both baselines, each bar labelled with what the plan saves."""
@@ -69,7 +64,7 @@ def savings(plan: PlacementPlan, on_demand: PlacementPlan | None, dedicated: Pla
     bars = [("Optimised plan", plan, PLAN)]
     bars += [(name, p, colour) for name, p, colour in [("All on demand", on_demand, ON_DEMAND),
                                                         ("Dedicated for peak", dedicated, DEDICATED)] if p is not None]
-    costs = _money([p.total_cost_eur_per_month for _, p, _ in bars], display)
+    costs = to_display_currency([p.total_cost_eur_per_month for _, p, _ in bars], display)
     big = presenting()  # projector: the label on two lines, so that its larger type stays inside the figure
     text = [f"{sym}{costs[0]:,.0f}"]
     for (_, p, _), c in zip(bars[1:], costs[1:], strict=True):
@@ -93,7 +88,7 @@ def sensitivity(frame: pd.DataFrame, display: DisplaySettings) -> go.Figure:
                                     ("all_on_demand", "All on demand", ON_DEMAND, "dash"),
                                     ("plan", "Optimised plan", PLAN, "solid")]:
         fig.add_trace(trace("scatter",
-            x=x, y=_money(frame[col], display), name=name, mode="lines+markers",
+            x=x, y=to_display_currency(frame[col], display), name=name, mode="lines+markers",
             line=dict(color=colour, dash=dash, width=3 if col == "plan" else 2),
             customdata=frame["committed_gpus"], hovertemplate=(
                 f"{name} at %{{x:.0f}} % of on-demand prices: {sym}%{{y:,.0f}} a month"

@@ -28,12 +28,12 @@ from engine.placement import (
     monthly_ramp,
 )
 from engine.tco import TcoInputs
-from ui.catalog import catalog_key
 from ui.charts import style
-from ui.format import SYMBOL, money, plain
-from ui.placement_charts import WORKLOAD_COLOURS, _money
+from ui.format import SYMBOL, money, plain, to_display_currency
+from ui.placement_charts import WORKLOAD_COLOURS
 from ui.placement_venues import build_venues, venue_frame, with_priced_offers, workload_page_priced
 from ui.placement_view import portfolio, venue_labels
+from ui.quotes import catalog_key
 from ui.scenario import DisplaySettings, OwnClusterSettings, PlacementSection, get_scenario, update_scenario
 
 K = "_plc"  # widget key prefix of this section
@@ -154,7 +154,7 @@ def ramp_chart(c: StrategyComparison, key: str, catalog: pd.DataFrame, display: 
                          marker_color=BURST_COLOUR, hovertemplate="month %{x}: %{y:.1f} GPUs bursting on average"
                                                                   "<extra></extra>"))
     sym = SYMBOL[display.currency]
-    fig.add_trace(go.Scatter(x=ramp.month, y=_money(ramp.cost_eur, display), name="cost per month", yaxis="y2",
+    fig.add_trace(go.Scatter(x=ramp.month, y=to_display_currency(ramp.cost_eur, display), name="cost per month", yaxis="y2",
                              mode="lines", line=dict(color="#1f2933", width=2),
                              hovertemplate=f"month %{{x}}: {sym}%{{y:,.0f}}<extra></extra>"))
     fig.update_layout(barmode="stack", yaxis=dict(title="GPUs", rangemode="tozero"),

@@ -65,7 +65,7 @@ def workload_page_priced(section: PlacementSection, usd_per_eur: float) -> tuple
     """(the Workload page's mode, the offer ids its engine can price for its job), or None when not matched."""
     if not section.match_workload_page:
         return None
-    from ui.workload_view import price_workload  # lazy: the Workload page's module is large
+    from ui.workload_pricing import price_workload  # lazy: the Workload page's module is large
 
     wl = get_scenario().workload
     offers_ = price_workload(wl, usd_per_eur).offers

@@ -37,7 +37,6 @@ from engine.placement import (
 )
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
-from ui.catalog import catalog_key
 from ui.format import SYMBOL, money, plain
 from ui.placement_examples import EXAMPLES
 from ui.placement_venues import (
@@ -48,6 +47,7 @@ from ui.placement_venues import (
     with_priced_offers,
     workload_page_priced,
 )
+from ui.quotes import catalog_key
 from ui.scenario import (
     MAX_OTHER_DISCOUNT_PCT,
     MAX_VENUE_CAPACITY_GPUS,

@@ -1,7 +1,8 @@
 """Private negotiated prices in what an editor makes for a client (issue #28.2).
 
 The rule: pages, scenarios and exports use public prices only, for editors too, unless a signed-in editor
-switches on "Include private prices in this scenario and its exports" (sidebar). That choice is stored in the
+switches on "Include private prices in this scenario and its exports" (sidebar; the check is
+:func:`ui.catalog.uses_private_prices`, part of every cache key). That choice is stored in the
 scenario (``Scenario.private_prices``), as is every value taken from a private price
 (``TcoSection.on_demand_price_private``), and every export labels the figures that rest on one with
 :data:`LABEL`. A session that is not an editor's never keeps either: :func:`enforce` replaces the value with the
@@ -33,13 +34,6 @@ NOTICE = ("This scenario was made with private negotiated prices, which only the
 
 def has_private(scenario: Scenario) -> bool:
     return bool(scenario.private_prices or scenario.tco.on_demand_price_private)
-
-
-def included() -> bool:
-    """Do this session's pages and exports use private prices? Only a signed-in editor who opted in."""
-    from ui.auth import is_editor
-
-    return bool(get_scenario().private_prices) and is_editor()
 
 
 def drop_private(scenario: Scenario, public_on_demand: Callable[[str], float | None]) -> tuple[Scenario, bool]:

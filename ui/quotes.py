@@ -5,7 +5,8 @@ quotes" (sidebar) is on, Rent or own, Workload, Scoring and Placement see each c
 the offer frame (:func:`with_quotes`), next to the catalog's rows and labelled "Quote from X, dated" wherever an
 offer is named (its ``provider_name`` is that label, so every picker, table, reason and export row shows it). Nothing of
 a quote enters the public catalog, a share link, the address bar or a scenario's JSON file (:func:`for_sharing`);
-another workspace or a visitor without the link never reads it, and every cached result keys on :func:`quotes_key`.
+another workspace or a visitor without the link never reads it, and every cached result keys on :func:`quotes_key`
+(through :func:`catalog_key`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from domain.geography import EU_EEA_COUNTRY_CODES
 from engine.money import DEFAULT_USD_PER_EUR
 
 TOGGLE_KEY = "_include_quotes"
+#: Session key of the open client workspace's link token (the Workshop opens it; its quotes are read with it).
+WORKSPACE_KEY = "_workspace"
 QUOTE_PREFIX = "quote:"
 #: Columns of the offer frame the placement venues read (contract with issue #29's venues part).
 CONTRACT_COLUMNS = ("capacity_gpus", "lead_time_days", "is_dedicated", "price_origin", "quote_label")
@@ -141,8 +144,6 @@ def with_quotes(frame: pd.DataFrame, quotes: list[StoredQuote], include: bool, *
 
 
 def _workspace_token() -> str | None:
-    from ui.workshop import WORKSPACE_KEY
-
     return st.session_state.get(WORKSPACE_KEY)
 
 
@@ -166,13 +167,23 @@ def session_quotes() -> list[StoredQuote]:
 
 
 def quotes_key() -> str:
-    """What the session's quotes add to every cache key (ui.catalog.catalog_key): '' without quotes, else a digest
+    """What the session's quotes add to every cache key (:func:`catalog_key`): '' without quotes, else a digest
     of them. Two workspaces, or a session with and one without quotes, never share a cached result."""
     quotes = [s for s in session_quotes() if not s.quote.is_expired()]
     if not quotes:
         return ""
     text = "|".join(f"{s.quote_id}:{s.quote.model_dump_json()}" for s in quotes)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def catalog_key(usd_per_eur: float) -> tuple:
+    """The cache key of anything computed from :func:`offers_with_quotes`: catalog file and version, FX rate, whether
+    the session's prices include private quotes, the workspace quotes it includes (:func:`quotes_key`), and the date
+    (last: pages read the reference date from ``key[-1]``)."""
+    from ui.catalog import data_version, get_store, uses_private_prices
+
+    store = get_store()
+    return (str(store.path), data_version(), usd_per_eur, uses_private_prices(), quotes_key(), dt.date.today())
 
 
 def offers_with_quotes(usd_per_eur: float) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """Plotly builders of the Provider scoring page, in the shared style of :mod:`ui.charts`.
 
 One colour per criterion across the contribution and stability charts. Builders take engine results and
-labels prepared by :mod:`ui.scoring_view`; scores and weights are unitless.
+labels prepared by :mod:`ui.scoring_ranking`; scores and weights are unitless.
 """
 
 from __future__ import annotations

@@ -1,89 +1,30 @@
-"""Widgets, data preparation and tables of the Provider scoring page (kept here so the page stays thin).
-
-The engine (:mod:`engine.scoring`) ranks catalog offers on weighted criteria after the hard constraints and
-the missing-data rule. This module binds the page's widgets to :class:`~ui.scenario.ScoringSection`, caches
-the ranking and the weight Monte Carlo per input, and shapes the results for display: the verdict in plain
-language, the constraint funnel (which constraint removed how many offers, and why), the ranked table with
-missing values shown as "not stated", the excluded offers with their reasons, and the assumptions. Prices
-stay in EUR until the last step (:mod:`ui.format`).
+"""Words and tables of the Provider scoring page (kept here so the page stays thin): the verdict in plain
+language, the constraint funnel (which constraint removed how many offers, and why), the ranked table with missing
+values shown as "not stated", the excluded offers with their reasons, and the assumptions. Prices stay in EUR until
+the last step (:mod:`ui.format`). The inputs are :mod:`ui.scoring_inputs`, the ranking :mod:`ui.scoring_ranking`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import NamedTuple
-
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from catalog.coverage import certification_options
 from catalog.store import STALE_AFTER_DAYS
-from engine.adapters import build_decision_matrix
-from engine.money import from_eur, to_eur
-from engine.scope import scope_constraints
 from engine.scoring import (
     CRITERIA,
-    PRESETS,
-    Constraints,
     Criterion,
     MonteCarloResult,
     Objective,
     ScoringResult,
-    Weights,
-    apply_constraints,
-    monte_carlo_weights,
     rank,
-    rank_alternatives,
 )
 from ui import offer_scope
-from ui import scoring_charts as charts
-from ui.catalog import catalog_key
-from ui.format import SYMBOL, money, plain
-from ui.quotes import offers_with_quotes
-from ui.scenario import DisplaySettings, ScoringSection, get_scenario, update_scenario
+from ui.format import money, plain
+from ui.scenario import DisplaySettings
+from ui.scoring_inputs import BASIS_LABEL, CONSTRAINT_LABEL, MISSING_EXPLAIN
+from ui.scoring_ranking import Scored
 
-N_SAMPLES = 1_000
-CONCENTRATIONS = (2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0)
-METHOD_LABEL = {"weighted_sum": "Weighted sum", "topsis": "TOPSIS (closeness to the ideal)"}
-MISSING_LABEL = {"worst": "Score as the worst observed value", "exclude": "Leave the offer out"}
-MISSING_EXPLAIN = {
-    "worst": "A value the catalog does not state scores as the worst value observed for that criterion, so it "
-             "never ranks above a stated one.",
-    "exclude": "Offers missing any criterion that carries weight are left out and listed below with the reason.",
-}
-BASIS_LABEL = {"on_demand": "On-demand", "reserved": "Reserved, any term", "reserved_1y": "1-year commitment",
-               "reserved_3y": "3-year commitment", "spot": "Spot (interruptible)",
-               "cheapest": "Cheapest stated, any type"}
-CONSTRAINT_LABEL = {
-    **offer_scope.RESIDENCY_LABEL,
-    "infiniband_only": "InfiniBand between nodes only",
-    "sxm_only": "SXM boards only",
-    "max_price_eur_per_gpu_hour": "Maximum price",
-    "gpu_models": "GPU class",
-    "min_memory_gb_per_gpu": "Memory per GPU",
-    "exclude_price_outliers": "Price outliers left out",
-}
-#: The criterion that prefers what a hard constraint requires (named when a brief switches the constraint off).
-_PREFERS = {"eu_resident_only": "eu_residency_score", "eu_jurisdiction_only": "jurisdiction_score",
-            "infiniband_only": "inter_node_fabric_score"}
-CONSTRAINT_HELP = {
-    **offer_scope.RESIDENCY_HELP,
-    "infiniband_only": "InfiniBand (NDR or HDR) between nodes, as documented for the instance family. Most sources do "
-                       "not state the fabric: those offers fail.",
-    "sxm_only": "SXM boards (NVLink/NVSwitch-capable), not PCIe or OAM.",
-}
-_KEYS = {name: f"_sc_{short}" for name, short in [
-    ("preset", "preset"), ("method", "method"), ("missing", "missing"), ("price_basis", "basis"),
-    ("concentration", "conc"), ("eu_resident_only", "eu_dc"), ("eu_jurisdiction_only", "eu_jur"),
-    ("infiniband_only", "ib"), ("sxm_only", "sxm"), ("eu_legal_seat_only", "eu_seat"), ("max_price", "max_price"),
-    ("required_certifications", "certs")]}
-_PRICE_CCY = "_sc_max_price_ccy"
-SCOPE_KEY = "_sc_scope"
-#: The like-for-like scope narrows first in the funnel: which offers can do the job, then the client's rules.
-SCOPE_FIRST = ("gpu_models", "min_memory_gb_per_gpu", "exclude_price_outliers")
-TOGGLES = ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only", "infiniband_only", "sxm_only")
 #: Criterion -> catalog column whose text is shown in the table (categories read better than their scores).
 FACT_COLUMN = {
     "intra_node_score": "intra_node", "inter_node_fabric_score": "inter_node", "memory_type_score": "memory_type",
@@ -92,276 +33,6 @@ FACT_COLUMN = {
     "burst_capacity_score": "burst_capacity", "verification_score": "verification_status",
 }
 NOT_STATED = "not stated"
-
-
-def weight_key(name: str) -> str:
-    return f"_sc_w_{name}"
-
-
-def short_label(text: str, width: int = 46) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-# --------------------------------------------------------------------------------------------------
-# Widgets <-> scenario
-# --------------------------------------------------------------------------------------------------
-
-
-def _max_price_shown(section: ScoringSection, display: DisplaySettings) -> float | None:
-    cap = section.constraints.max_price_eur_per_gpu_hour
-    return None if cap is None else round(float(from_eur(cap, display.currency, display.usd_per_eur)), 2)
-
-
-def _init_widgets(section: ScoringSection, display: DisplaySettings) -> None:
-    ss = st.session_state
-    values = {"preset": section.preset, "method": section.method, "missing": section.missing,
-              "price_basis": section.price_basis,
-              "concentration": min(CONCENTRATIONS, key=lambda c: abs(c - section.concentration)),
-              "required_certifications": list(section.constraints.required_certifications),
-              **{t: getattr(section.constraints, t) for t in TOGGLES}}
-    for name, value in values.items():
-        ss.setdefault(_KEYS[name], value)
-    for name, points in section.points().items():
-        ss.setdefault(weight_key(name), int(round(points)))
-    if ss.get(_PRICE_CCY) != display.currency or _KEYS["max_price"] not in ss:  # shown in the display currency
-        ss[_KEYS["max_price"]] = _max_price_shown(section, display)
-        ss[_PRICE_CCY] = display.currency
-
-
-def apply_preset() -> None:
-    """on_change of the preset picker (and the reset button): the preset's weights and constraints."""
-    ss = st.session_state
-    preset = PRESETS[ss[_KEYS["preset"]]]
-    for c in CRITERIA:
-        ss[weight_key(c.name)] = int(round(preset.weight_points.get(c.name, 0)))
-    for t in TOGGLES:
-        ss[_KEYS[t]] = getattr(preset.constraints, t)
-    ss[_KEYS["required_certifications"]] = list(preset.constraints.required_certifications)
-    section = get_scenario().scoring
-    cap, display = preset.constraints.max_price_eur_per_gpu_hour, get_scenario().display
-    ss[_KEYS["max_price"]] = None if cap is None else round(float(from_eur(cap, display.currency, display.usd_per_eur)), 2)
-    update_scenario(scoring=section.model_copy(update={"preset": preset.name, "weight_points": {},
-                                                       "constraints": preset.constraints}))
-
-
-def _slider_label(c: Criterion, share: float, display: DisplaySettings) -> str:
-    unit = f"{SYMBOL[display.currency]}/GPU-h" if c.name == "price_eur_per_gpu_hour" else c.unit
-    name = c.label.replace(" (allowed downtime)", "") if c.unit != "-" else c.label
-    return f"{name}{f', {unit}' if unit != '-' else ''} · {share:.0%}"
-
-
-def _draw_weights(display: DisplaySettings) -> dict[str, float]:
-    ss = st.session_state
-    points = {c.name: float(ss[weight_key(c.name)]) for c in CRITERIA}
-    total = sum(points.values())
-    n_weighted = sum(v > 0 for v in points.values())
-    with st.expander(f"Weights: {n_weighted} of {len(CRITERIA)} criteria count · 0–100 points each; the % after "
-                     "each name is its share of the total", expanded=True, icon=":material/tune:"):
-        cols = st.columns(3, gap="large")
-        for i, c in enumerate(CRITERIA):
-            better = "Lower" if c.objective is Objective.MIN else "Higher"
-            unit = "a score from 0 to 1" if c.unit == "-" else c.unit
-            cols[i % 3].slider(_slider_label(c, points[c.name] / total if total else 0.0, display), 0, 100, step=1,
-                               key=weight_key(c.name),
-                               help=f"{c.label}, {unit}. {better} is better. From the catalog's {c.source}. "
-                                    f"{c.mapping_doc}")
-    return points
-
-
-def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
-    """Draw the inputs (initialised from the scenario) and return the section they describe, or None after
-    saying what is wrong. A valid section is written back to the scenario."""
-    current = get_scenario().scoring
-    _init_widgets(current, display)
-    ss = st.session_state
-    sym = SYMBOL[display.currency]
-    catalog = offers_with_quotes(display.usd_per_eur)
-    with st.container(border=True):
-        st.markdown("**Which offers compete** (like for like: only offers that can do the job are ranked)")
-        scope = offer_scope.scope_widgets(SCOPE_KEY, current.scope, sorted(catalog["gpu_model"].dropna().unique()))
-    with st.container(border=True):
-        a, b, c = st.columns([1.25, 1.15, 1.2])
-        a.selectbox("Preset", list(PRESETS), key=_KEYS["preset"], on_change=apply_preset,
-                    help="Sets the weights and the hard constraints. Both stay editable.")
-        preset = PRESETS[ss[_KEYS["preset"]]]
-        a.caption(preset.description)
-        b.markdown("**Hard constraints** (filter before ranking)")
-        for t in TOGGLES:
-            b.toggle(CONSTRAINT_LABEL[t], key=_KEYS[t], help=CONSTRAINT_HELP[t])
-        held = sorted(set(certification_options(catalog))
-                      | set(ss[_KEYS["required_certifications"]]))
-        b.multiselect(CONSTRAINT_LABEL["required_certifications"], held, key=_KEYS["required_certifications"],
-                      placeholder="none required",
-                      help="The provider must hold every one of these (e.g. BSI-C5, ISO27001) with a stated scope that "
-                           "covers the offer's GPU service and data-centre country; a certificate held for other "
-                           "products (OVHcloud SecNumCloud) or with an unstated scope does not count. A certificate "
-                           "not on record fails: most providers publish none in the consulted sources.")
-        b.number_input(f"Maximum price ({sym} per GPU-hour)", min_value=0.01, value=None, step=0.1, format="%.2f",
-                       key=_KEYS["max_price"], placeholder="no limit",
-                       help="Applies to the effective price (the price basis on the right). No price stated: fails.")
-        c.radio("Method", list(METHOD_LABEL), format_func=METHOD_LABEL.get, key=_KEYS["method"], horizontal=True,
-                help="Weighted sum: min-max normalised criteria times weights, added up. TOPSIS: distance to the "
-                     "best and the worst value of every criterion (Hwang & Yoon 1981).")
-        c.radio("When the catalog does not state a value", list(MISSING_LABEL), format_func=MISSING_LABEL.get,
-                key=_KEYS["missing"])
-        c.caption(MISSING_EXPLAIN[ss[_KEYS["missing"]]])
-        c.selectbox("Price basis", list(BASIS_LABEL), format_func=BASIS_LABEL.get, key=_KEYS["price_basis"],
-                    help="Which catalog price of each offer is its effective price.")
-        points = _draw_weights(display)
-        edited = {k: v for k, v in points.items() if v != preset.weight_points.get(k, 0)}
-        changed = any(ss[_KEYS[t]] != getattr(preset.constraints, t) for t in TOGGLES) or (
-            tuple(ss[_KEYS["required_certifications"]]) != preset.constraints.required_certifications)
-        if edited or changed or ss[_KEYS["max_price"]]:
-            off = preset.not_in_force(Constraints(**{t: bool(ss[_KEYS[t]]) for t in TOGGLES}))
-            a.caption(f"Edited from the preset ({len(edited)} weights changed" + "".join(
-                f"; its hard rule *{CONSTRAINT_LABEL[t]}* is off" + (" (still preferred by weight)" if points.get(
-                    _PREFERS.get(t, ""), 0) > 0 else "") for t in off) + ").")
-            a.button("Reset to the preset", key="_sc_reset", on_click=apply_preset, icon=":material/restart_alt:")
-    if sum(points.values()) <= 0:
-        st.error("**Give at least one criterion some weight** to rank the offers.", icon=":material/error:")
-        return None
-    shown_cap = ss[_KEYS["max_price"]]
-    if shown_cap is None:
-        cap = None
-    elif shown_cap == _max_price_shown(current, display):  # unchanged: keep the stored EUR value exactly
-        cap = current.constraints.max_price_eur_per_gpu_hour
-    else:
-        cap = float(to_eur(shown_cap, display.currency, display.usd_per_eur))
-    section = ScoringSection(
-        preset=preset.name, weight_points=points,
-        constraints=Constraints(**{t: bool(ss[_KEYS[t]]) for t in TOGGLES}, max_price_eur_per_gpu_hour=cap,
-                                required_certifications=tuple(ss[_KEYS["required_certifications"]])),
-        method=ss[_KEYS["method"]], missing=ss[_KEYS["missing"]], price_basis=ss[_KEYS["price_basis"]],
-        concentration=float(ss[_KEYS["concentration"]]), scope=scope,
-    )
-    if section != current:
-        update_scenario(scoring=section)
-    return section
-
-
-def draw_concentration() -> float:
-    """The weight-uncertainty slider of the stability section; returns the Dirichlet concentration [-]."""
-    st.select_slider(
-        "Weight uncertainty (Dirichlet concentration: lower = weights vary more)", CONCENTRATIONS,
-        key=_KEYS["concentration"], format_func=lambda v: f"{v:g}",
-        help="Weights are drawn around yours with alpha = c × w: the spread of one weight w is "
-             "√(w(1−w)/(c+1)); at c = 20 a 20 % weight varies by about ±9 points.")
-    return float(st.session_state[_KEYS["concentration"]])
-
-
-# --------------------------------------------------------------------------------------------------
-# Ranking (cached per catalog version, exchange rate, day and input)
-# --------------------------------------------------------------------------------------------------
-
-
-class FunnelStep(NamedTuple):
-    """One hard constraint, applied after the ones before it."""
-
-    constraint: str
-    n_before: int
-    n_removed: int
-    reasons: tuple[tuple[str, int], ...]  # (reason, offers) among the offers this step removed
-
-
-class Scored(NamedTuple):
-    key: tuple  # catalog key and section: identifies the ranking in the figure cache
-    result: ScoringResult
-    offers: pd.DataFrame  # catalog rows of the ranked offers, in the result's order (index offer_id)
-    n_offers: int
-    funnel: tuple[FunnelStep, ...]
-
-
-def _reason_kind(reason: str) -> str:
-    """'EU data centre: no (outside the EU/EEA)' -> 'outside the EU/EEA'; prices -> 'above the maximum'."""
-    if reason.startswith("price ") and "above" in reason:
-        return "above the maximum"
-    if reason.startswith("memory ") and "below" in reason:
-        return "too little memory"
-    if reason.startswith("price outlier"):
-        return "price outlier"
-    if reason.startswith("GPU class: "):  # 'GPU class: L4, not H100 or H200' -> 'L4' (the class is in the label)
-        return reason.removeprefix("GPU class: ").split(", not ")[0]
-    detail = reason.split(": ", 1)[1] if ": " in reason else reason
-    return detail[4:-1] if detail.startswith("no (") and detail.endswith(")") else detail
-
-
-def effective_constraints(section: ScoringSection) -> Constraints:
-    """The section's hard constraints narrowed by its like-for-like scope (GPU class, memory, outliers)."""
-    return scope_constraints(section.scope, None, section.constraints)
-
-
-@st.cache_data(ttl=600, max_entries=64, show_spinner=False)
-def _rank(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Scored:
-    s = ScoringSection.model_validate_json(section_json)
-    constraints = effective_constraints(s)
-    labelled = _frame.assign(offer_label=offer_scope.picker_labels(_frame, flags=False))
-    matrix = build_decision_matrix(labelled, price_basis=s.price_basis, reference_date=catalog_key[-1],
-                                   label_columns=("offer_label",))
-    result = rank_alternatives(matrix, Weights(values=s.points()), method=s.method, constraints=constraints,
-                               missing=s.missing)
-    funnel, keep = [], np.ones(len(matrix.ids), dtype=bool)
-    active = constraints.active()
-    for name in [n for n in SCOPE_FIRST if n in active] + [n for n in active if n not in SCOPE_FIRST]:
-        passed, why = apply_constraints(matrix, Constraints(**{name: getattr(constraints, name)}))
-        removed = keep & ~passed
-        kinds = Counter(_reason_kind(why[i][0]) for i in np.flatnonzero(removed))
-        funnel.append(FunnelStep(name, int(keep.sum()), int(removed.sum()), tuple(kinds.most_common())))
-        keep &= passed
-    rows = _frame.set_index("offer_id").loc[list(result.ids)]
-    return Scored((*catalog_key, section_json), result, rows, len(matrix.ids), tuple(funnel))
-
-
-def score(section: ScoringSection, usd_per_eur: float) -> Scored:
-    frame = offers_with_quotes(usd_per_eur)  # the catalog plus the workspace's quotes (issue #29.7)
-    return _rank(frame, catalog_key(usd_per_eur), section.model_dump_json())
-
-
-@st.cache_data(ttl=600, max_entries=32, show_spinner=False)
-def _monte_carlo(filled: np.ndarray, objectives: np.ndarray, weights: np.ndarray, concentration: float,
-                 method: str) -> MonteCarloResult:
-    return monte_carlo_weights(filled, objectives, weights, concentration=concentration, n_samples=N_SAMPLES, seed=0,
-                               method=method)
-
-
-def monte_carlo(result: ScoringResult, concentration: float) -> MonteCarloResult:
-    """Probability of each rank over 1,000 Dirichlet weight draws around the chosen weights (seed 0)."""
-    return _monte_carlo(result.filled, result.objectives, result.weights, concentration, result.method.value)
-
-
-class Figures(NamedTuple):
-    contributions: go.Figure
-    radar: go.Figure
-    intervals: go.Figure | None  # weighted sum, two or more offers and a weighted criterion that separates them
-    p_first: go.Figure
-
-
-@st.cache_resource(ttl=600, max_entries=64, show_spinner=False)
-def _ranking_figures(_scored: Scored, key: tuple) -> tuple[go.Figure, go.Figure, go.Figure | None]:
-    # cache_resource: the figures are handed out as they are (st.plotly_chart copies, never mutates, a figure),
-    # which saves rebuilding and re-validating them on every rerun with the same inputs.
-    r = _scored.result
-    top5, top3 = r.order[:5], r.order[:3]
-    separating = any(w > 0 and c.name not in r.uninformative for w, c in zip(r.weights, r.criteria, strict=True))
-    intervals = (charts.stability_intervals(r, _rank_labels(r)) if r.stability is not None and len(r.ids) > 1
-                 and separating else None)
-    return (charts.contributions(r, top5, chart_labels(r, top5, 40)), charts.radar(r, top3, chart_labels(r, top3, 34)),
-            intervals)
-
-
-@st.cache_resource(ttl=600, max_entries=64, show_spinner=False)
-def _p_first_figure(_scored: Scored, _mc: MonteCarloResult, key: tuple) -> go.Figure:
-    return charts.p_first(_scored.result, _mc, _rank_labels(_scored.result))
-
-
-def figures(scored: Scored, mc: MonteCarloResult) -> Figures:
-    """The page's four charts, cached per ranking (and concentration for the Monte Carlo chart)."""
-    big = charts.presenting()  # presentation mode draws larger chart text: a figure of its own
-    return Figures(*_ranking_figures(scored, (*scored.key, big)),
-                   _p_first_figure(scored, mc, (*scored.key, mc.concentration, big)))
-
-
-def _rank_labels(result: ScoringResult) -> dict[int, str]:
-    return dict(zip(result.order.tolist(), chart_labels(result, result.order, 44), strict=True))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -584,10 +255,6 @@ def excluded_table(scored: Scored) -> pd.DataFrame:
     rows = sorted(scored.result.excluded, key=lambda e: (len(e.reasons), e.reasons, e.label))
     return pd.DataFrame([{"Offer": e.label, "Removed by": e.stage, "Reasons": "; ".join(e.reasons)} for e in rows],
                         columns=["Offer", "Removed by", "Reasons"])
-
-
-def chart_labels(result: ScoringResult, positions: np.ndarray, width: int = 46) -> list[str]:
-    return [f"#{result.ranks[i]} {short_label(result.labels[i], width)}" for i in positions]
 
 
 def criteria_frame(result: ScoringResult, points: dict[str, float]) -> pd.DataFrame:

@@ -23,8 +23,8 @@ def section_for(section: WorkloadSection, mode: str) -> WorkloadSection:
 
 
 def priced_modes(scenario: Scenario) -> dict[str, tuple[WorkloadSection, object]]:
-    """mode -> (its section, its :class:`ui.workload_view.Priced`) for every mode computed in the scenario."""
-    from ui.workload_view import price_workload
+    """mode -> (its section, its :class:`ui.workload_pricing.Priced`) for every mode computed in the scenario."""
+    from ui.workload_pricing import price_workload
 
     out = {}
     for mode in workload_modes(scenario.workload):
@@ -144,7 +144,6 @@ def results_frame(mode: str, section: WorkloadSection, priced, currency: str, us
 def sheets(scenario: Scenario) -> dict[str, pd.DataFrame]:
     """Workbook sheets: per computed mode, its results (every offer, in its units) and its assumptions."""
     from ui import labels
-    from ui.exports import readable_columns
 
     d = scenario.display
     out: dict[str, pd.DataFrame] = {}
@@ -152,5 +151,5 @@ def sheets(scenario: Scenario) -> dict[str, pd.DataFrame]:
     for mode, (section, priced) in priced_modes(scenario).items():
         out[f"Workload results, {mode}"] = results_frame(mode, section, priced, d.currency, d.usd_per_eur,
                                                          as_text=False, private=private)
-        out[f"Workload assumptions, {mode}"] = readable_columns(labels.readable_names(priced.assumptions))
+        out[f"Workload assumptions, {mode}"] = labels.readable_columns(labels.readable_names(priced.assumptions))
     return out

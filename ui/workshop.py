@@ -1,5 +1,5 @@
-"""Workshop mode: scenarios as JSON and share links, loading them into the session, key results per
-scenario (for comparison and exports)."""
+"""Workshop mode: scenarios as JSON, as flat input maps and as share links, loading them into the session,
+key results per scenario (for comparison and exports)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ import zlib
 import streamlit as st
 from pydantic import ValidationError
 
+from ui.quotes import WORKSPACE_KEY, for_sharing
 from ui.scenario import SCENARIO_KEY, SCENARIO_VERSION, Scenario, migrate_document
 
 LINK_PARAM = "s"
 WORKSPACE_PARAM = "ws"
 JOIN_PARAM = "join"
-#: Session keys of the workshop that outlive loading a scenario.
-WORKSPACE_KEY = "_workspace"  # link token of the open client workspace
+#: A session key of the workshop that outlives loading a scenario (as ui.quotes.WORKSPACE_KEY, the open workspace).
 SCENARIO_NAME_KEY = "_scenario_name"  # name of the scenario last saved or loaded (report header)
 #: Session keys that survive loading a scenario (everything else is widget state that pages rebuild
 #: from the scenario).
@@ -40,6 +40,24 @@ class ScenarioFormatError(ValueError):
 
 def to_json(scenario: Scenario) -> str:
     return scenario.model_dump_json(indent=2)
+
+
+def flatten(scenario: Scenario) -> dict[str, object]:
+    """Every input as a flat 'section.field' → value map (for the difference table); workloads by name."""
+    out: dict[str, object] = {}
+
+    def walk(prefix: str, value) -> None:
+        if isinstance(value, dict) and value:
+            for k, v in value.items():
+                walk(f"{prefix}.{k}" if prefix else k, v)
+        elif isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+            for item in value:
+                walk(f"{prefix}[{item['name']}]", {k: v for k, v in item.items() if k != "name"})
+        else:
+            out[prefix] = value
+
+    walk("", scenario.model_dump(mode="json", exclude={"version"}))
+    return out
 
 
 def _reject_constant(name: str):
@@ -118,8 +136,6 @@ def migrate(data: dict) -> dict:
 
 def encode_link(scenario: Scenario) -> str:
     """Compact, URL-safe encoding: only non-default values, zlib-compressed, base64url, version prefix."""
-    from ui.quotes import for_sharing
-
     payload = for_sharing(scenario).model_dump_json(exclude_defaults=True).encode()  # no quote leaves its workspace
     packed = base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
     return f"v{SCENARIO_VERSION}.{packed}"
@@ -232,7 +248,7 @@ def key_results(scenario: Scenario) -> dict[str, object]:
     from engine.tco import evaluate_tco
     from ui.placement_view import solve
     from ui.quotes import offers_with_quotes
-    from ui.scoring_view import monte_carlo, score
+    from ui.scoring_ranking import monte_carlo, score
     from ui.tco_words import key_break_even
     from ui.workload_export import key_results as workload_key_results
 

@@ -17,21 +17,20 @@ from catalog.errors import CatalogError
 from catalog.store import CatalogStore
 from ui import labels
 from ui.auth import current_editor, is_editor
-from ui.catalog import catalog_key
 from ui.format import plain
 from ui.private_prices import for_viewer
-from ui.quotes import for_sharing
+from ui.quotes import WORKSPACE_KEY, catalog_key, for_sharing
 from ui.rate_limit import RateLimiter
 from ui.scenario import Scenario
 from ui.workshop import (
     LINK_PARAM,
     MAX_SCENARIO_BYTES,
     SCENARIO_NAME_KEY,
-    WORKSPACE_KEY,
     WORKSPACE_PARAM,
     ScenarioFormatError,
     apply_scenario,
     encode_link,
+    flatten,
     from_json,
     key_results,
     to_json,
@@ -252,7 +251,7 @@ def _load(scenario: Scenario | None, name: str | None = None) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _results(scenario_json: str, catalog: tuple) -> dict:
-    # ``catalog`` (ui.catalog.catalog_key) keys the results on the catalog version and the viewer's role:
+    # ``catalog`` (ui.quotes.catalog_key) keys the results on the catalog version and the viewer's role:
     # an editor's results (with private quotes) are never served to a viewer.
     return key_results(from_json(scenario_json))
 
@@ -262,24 +261,6 @@ def results_frame(results: dict[str, dict], currency: str, usd_per_eur: float) -
     keys = list(dict.fromkeys(k for r in results.values() for k in r))
     return pd.DataFrame({name: [labels.fmt(k, r.get(k), currency, usd_per_eur) if k in r else "—" for k in keys]
                          for name, r in results.items()}, index=[labels.label(k) for k in keys])
-
-
-def flatten(scenario: Scenario) -> dict[str, object]:
-    """Every input as a flat 'section.field' → value map (for the difference table); workloads by name."""
-    out: dict[str, object] = {}
-
-    def walk(prefix: str, value) -> None:
-        if isinstance(value, dict) and value:
-            for k, v in value.items():
-                walk(f"{prefix}.{k}" if prefix else k, v)
-        elif isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
-            for item in value:
-                walk(f"{prefix}[{item['name']}]", {k: v for k, v in item.items() if k != "name"})
-        else:
-            out[prefix] = value
-
-    walk("", scenario.model_dump(mode="json", exclude={"version"}))
-    return out
 
 
 def inputs_frame(scenarios: dict[str, Scenario], currency: str, usd_per_eur: float) -> pd.DataFrame:

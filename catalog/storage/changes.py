@@ -24,6 +24,7 @@ from catalog.models import (
     REFERENCES,
     TABLE_KEYS,
     TABLE_MODELS,
+    TABLE_ORDER,
     ChangeSet,
     Editor,
     Role,
@@ -32,22 +33,22 @@ from catalog.models import (
 )
 from catalog.rules import Finding, RuleContext, check_rows
 from catalog.storage.common import (
-    _META_COLUMNS,
-    _TABLE_COLUMNS,
-    _TABLE_ORDER,
+    META_COLUMNS,
+    TABLE_COLUMNS,
     ApplyResult,
     StoreBase,
-    _content,
-    _jsonable,
-    _store_write,
-    _stored,
+    jsonable,
+    row_content,
+    store_write,
+    stored_row,
 )
-from catalog.storage.ducksql import _fetch_rows
+from catalog.storage.ducksql import fetch_rows
 
 Progress = Callable[[float, str], None]
 
 
-def _get_row(cur, table: str, key: str) -> dict | None:
+def get_row(cur, table: str, key: str) -> dict | None:
+    """The current row of ``table`` with this key, as a dict (None when there is none)."""
     key_col = TABLE_KEYS[table]
     cur.execute(f"SELECT * FROM {table} WHERE {key_col} = ?", [key])
     row = cur.fetchone()
@@ -56,7 +57,8 @@ def _get_row(cur, table: str, key: str) -> dict | None:
     return dict(zip([d[0] for d in cur.description], row, strict=True))
 
 
-def _rule_context(cur, usd_per_eur: float) -> RuleContext:
+def db_rule_context(cur, usd_per_eur: float) -> RuleContext:
+    """The hardware-truth rules' context read from the open transaction (specs, models, aliases, current prices)."""
     ctx = RuleContext(usd_per_eur=usd_per_eur)
     cur.execute("SELECT * FROM gpu_specs")
     names = [d[0] for d in cur.description]
@@ -85,7 +87,7 @@ def _validate_change_set(cur, changes: list[RowChange], usd_per_eur: float) -> t
             rows.append(None)
             continue
         model = TABLE_MODELS[change.table]
-        values = {k: v for k, v in change.values.items() if k not in _META_COLUMNS}
+        values = {k: v for k, v in change.values.items() if k not in META_COLUMNS}
         try:
             row = model.model_validate(values).model_dump(mode="python")
         except ValidationError as exc:
@@ -100,7 +102,7 @@ def _validate_change_set(cur, changes: list[RowChange], usd_per_eur: float) -> t
         by_table.setdefault(change.table, []).append(row)
     if problems:
         raise ChangeValidationError(problems)
-    ctx = _rule_context(cur, usd_per_eur)
+    ctx = db_rule_context(cur, usd_per_eur)
     # Rows added in the same change set count as known (a new GPU model with its offers, an offer with its prices).
     for change, added in zip(changes, rows, strict=True):
         if added is not None and change.table == "gpu_models":
@@ -125,7 +127,7 @@ def _duplicate_keys(changes: list[RowChange]) -> list[tuple[str, str, str]]:
     return problems
 
 
-def _rollback(cur: Any, db_errors: tuple[type[BaseException], ...]) -> None:
+def rollback_if_open(cur: Any, db_errors: tuple[type[BaseException], ...]) -> None:
     """Roll back if a transaction is still open. When COMMIT itself failed there is none left, and the
     error worth reporting is the original one, never "cannot rollback" (issue #15, item 9)."""
     try:
@@ -138,8 +140,8 @@ def _rollback(cur: Any, db_errors: tuple[type[BaseException], ...]) -> None:
 def _changed_columns(current: dict, new: dict, table: str) -> list[str]:
     """Columns whose stored value differs: an UPDATE writes only these (issue #16, item 1)."""
     key_col = TABLE_KEYS[table]
-    return [c for c in _TABLE_COLUMNS[table]
-            if c != key_col and c in new and _jsonable(current.get(c)) != _jsonable(new.get(c))]
+    return [c for c in TABLE_COLUMNS[table]
+            if c != key_col and c in new and jsonable(current.get(c)) != jsonable(new.get(c))]
 
 
 def _reference_problems(cur, touched_children: set[str], deleted_parents: dict[str, set[str]]) -> list[tuple[str, str, str]]:
@@ -199,7 +201,7 @@ def _apply(self: StoreBase, change_set: ChangeSet, editor: Editor, usd_per_eur: 
             change_set_id = cur.execute("SELECT coalesce(max(change_set_id), 0) + 1 FROM change_sets").fetchone()[0]
             cur.execute("INSERT INTO change_sets VALUES (?, now(), ?, ?, ?)",
                         [change_set_id, editor.name, change_set.kind, change_set.message])
-            order = {t: i for i, t in enumerate(_TABLE_ORDER)}
+            order = {t: i for i, t in enumerate(TABLE_ORDER)}
             # Deletes children first, then inserts/updates parents first.
             indexed = sorted(range(len(change_set.changes)), key=lambda i: (
                 change_set.changes[i].action != "delete",
@@ -216,41 +218,41 @@ def _apply(self: StoreBase, change_set: ChangeSet, editor: Editor, usd_per_eur: 
                 now_row = current[change.table].get(change.key)
                 if change.action == "insert" and now_row is not None:
                     conflicts.append({"table": change.table, "key": change.key, "expected_version": None,
-                                      "current_version": now_row["row_version"], "theirs": _content(now_row),
-                                      "yours": _content(row)})
+                                      "current_version": now_row["row_version"], "theirs": row_content(now_row),
+                                      "yours": row_content(row)})
                 elif change.action in ("update", "delete") and (
                         now_row is None or now_row["row_version"] != change.expected_version):
                     conflicts.append({"table": change.table, "key": change.key,
                                       "expected_version": change.expected_version,
                                       "current_version": None if now_row is None else now_row["row_version"],
-                                      "theirs": _content(now_row), "yours": _content(row)})
+                                      "theirs": row_content(now_row), "yours": row_content(row)})
             if conflicts:
                 raise ConflictError(conflicts)
             written: list[int] = []  # change indexes that touched a row, in log order
             touched_children: set[str] = set()
             deleted_parents: dict[str, set[str]] = {}
-            phases = [("delete", t) for t in reversed(_TABLE_ORDER)] + [
-                (a, t) for t in _TABLE_ORDER for a in ("insert", "update")]
+            phases = [("delete", t) for t in reversed(TABLE_ORDER)] + [
+                (a, t) for t in TABLE_ORDER for a in ("insert", "update")]
             for n, (action, table) in enumerate(phases):
                 idx = [i for i in by_table.get(table, []) if change_set.changes[i].action == action]
                 if not idx:
                     continue
                 report(0.4 + 0.45 * n / len(phases), f"{action} {len(idx)} {table} row(s)")
-                cols = _TABLE_COLUMNS[table]
+                cols = TABLE_COLUMNS[table]
                 if action == "delete":
                     gone = [change_set.changes[i].key for i in idx]
                     self._delete_keys(cur, table, gone)
                     deleted_parents.setdefault(table, set()).update(gone)
                     written += idx
                 elif action == "insert":
-                    records = [{**_stored(_row(rows, i), table), "updated_by": editor.name} for i in idx]
+                    records = [{**stored_row(_row(rows, i), table), "updated_by": editor.name} for i in idx]
                     self._insert_records(cur, table, [*cols, "updated_by"], records)
                     touched_children.add(table)
                     written += idx
                 else:
                     groups: dict[tuple[str, ...], list[dict]] = {}
                     for i in idx:
-                        new = _stored(_row(rows, i), table)
+                        new = stored_row(_row(rows, i), table)
                         changed = tuple(_changed_columns(current[table][change_set.changes[i].key], new, table))
                         if changed:
                             groups.setdefault(changed, []).append(new)
@@ -273,8 +275,8 @@ def _apply(self: StoreBase, change_set: ChangeSet, editor: Editor, usd_per_eur: 
                 after = after_rows[change.table].get(change.key)
                 log.append({"change_set_id": change_set_id, "seq": seq, "table_name": change.table,
                             "row_key": change.key, "action": change.action,
-                            "before_json": None if before is None else json.dumps(_content(before)),
-                            "after_json": None if after is None else json.dumps(_content(after))})
+                            "before_json": None if before is None else json.dumps(row_content(before)),
+                            "after_json": None if after is None else json.dumps(row_content(after))})
             if log:
                 self._insert_log(cur, log)
             _sync_provider_columns(cur, change_set.changes, rows, change_set_id, len(log), editor.name)
@@ -282,17 +284,17 @@ def _apply(self: StoreBase, change_set: ChangeSet, editor: Editor, usd_per_eur: 
             report(0.97, "committing")
             cur.execute("COMMIT")
         except self._constraint_errors as exc:
-            _rollback(cur, self._db_errors)
+            rollback_if_open(cur, self._db_errors)
             raise ChangeValidationError([("change set", "constraint", str(exc).split("\n")[0])]) from exc
         except CatalogError:
-            _rollback(cur, self._db_errors)
+            rollback_if_open(cur, self._db_errors)
             raise
         except self._db_errors as exc:
-            _rollback(cur, self._db_errors)
+            rollback_if_open(cur, self._db_errors)
             raise CatalogError(f"Nothing was saved: the database refused the write ({type(exc).__name__}: "
                                f"{str(exc).splitlines()[0][:300]}).") from exc
         except BaseException:
-            _rollback(cur, self._db_errors)
+            rollback_if_open(cur, self._db_errors)
             raise
     report(1.0, "saved")
     return ApplyResult(change_set_id=change_set_id, rows=len(written), warnings=warnings)
@@ -318,7 +320,7 @@ def _sync_provider_columns(cur, changes: list[RowChange], rows: list[dict | None
         if fact_field in _FACT_COLUMNS:
             touched.add(row["provider_id"] if row is not None else provider)
     for provider_id in sorted(touched):
-        current = _get_row(cur, "providers", provider_id)
+        current = get_row(cur, "providers", provider_id)
         if current is None:
             continue
         facts = dict(cur.execute(
@@ -331,10 +333,10 @@ def _sync_provider_columns(cur, changes: list[RowChange], rows: list[dict | None
         cur.execute("UPDATE providers SET legal_seat_country = ?, certifications = ?, row_version = row_version + 1, "
                     "updated_by = ? WHERE provider_id = ?", [seat, certs, editor, provider_id])
         seq += 1
-        after = _get_row(cur, "providers", provider_id)
+        after = get_row(cur, "providers", provider_id)
         cur.execute("INSERT INTO change_log VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [change_set_id, seq, "providers", provider_id, "update", json.dumps(_content(current)),
-                     json.dumps(_content(after))])
+                    [change_set_id, seq, "providers", provider_id, "update", json.dumps(row_content(current)),
+                     json.dumps(row_content(after))])
 
 
 def _restore_changes(cur, to_change_set_id: int, table: str | None, key: str | None) -> list[RowChange]:
@@ -355,7 +357,7 @@ def _restore_changes(cur, to_change_set_id: int, table: str | None, key: str | N
         first_state.setdefault((t, k), before)
     current: dict[str, dict[str, dict]] = {}
     for t in {t for t, _ in first_state}:
-        current[t] = _fetch_rows(cur, t, [k for tt, k in first_state if tt == t])
+        current[t] = fetch_rows(cur, t, [k for tt, k in first_state if tt == t])
     changes = []
     for (t, k), before in first_state.items():
         target = None if before is None else json.loads(before)
@@ -364,7 +366,7 @@ def _restore_changes(cur, to_change_set_id: int, table: str | None, key: str | N
             changes.append(RowChange(table=t, action="delete", key=k, expected_version=now["row_version"]))
         elif target is not None and now is None:
             changes.append(RowChange(table=t, action="insert", key=k, values=target))
-        elif target is not None and now is not None and _content(now) != target:
+        elif target is not None and now is not None and row_content(now) != target:
             changes.append(RowChange(table=t, action="update", key=k, values=target, expected_version=now["row_version"]))
     return changes
 
@@ -378,7 +380,7 @@ def _row(rows: list[dict | None], i: int) -> dict:
 class ChangeVerbs(StoreBase):
     """Write verbs of the catalog: change sets, key renames, restores (history reads: :mod:`queries`)."""
 
-    @_store_write
+    @store_write
     def apply_changes(self, change_set: ChangeSet, editor: Editor, *, usd_per_eur: float = 1.0,
                       expected_data_version: int | None = None, progress=None) -> ApplyResult:
         """Validate and write a change set as one transaction, with a change-log entry per row.
@@ -391,7 +393,7 @@ class ChangeVerbs(StoreBase):
         """
         return _apply(self, change_set, editor, usd_per_eur, expected_data_version, progress)
 
-    @_store_write
+    @store_write
     def rename_key(self, table: str, old_key: str, new_key: str, editor: Editor, *, message: str) -> ApplyResult:
         """Change a row's key (an offer id, a GPU spec id, a GPU model name) and re-point every row that
         refers to it, as one validated, logged change set (the explicit operation for key changes;
@@ -402,25 +404,25 @@ class ChangeVerbs(StoreBase):
         if editor.role != Role.EDITOR:
             raise CatalogPermissionError(f"{editor.name} is not an editor: nothing was renamed.")
         cur = self._read_cursor()
-        row = _get_row(cur, table, old_key)
+        row = get_row(cur, table, old_key)
         if row is None:
             raise CatalogError(f"No {table} row {old_key!r}: nothing was renamed.")
         key_col = TABLE_KEYS[table]
-        values = {**_content(row), key_col: new_key}
+        values = {**row_content(row), key_col: new_key}
         changes = [RowChange(table=table, action="delete", key=old_key, expected_version=row["row_version"]),
                    RowChange(table=table, action="insert", key=new_key, values=values)]
         for child, col, parent in REFERENCES:
             if parent != table:
                 continue
             ckey = TABLE_KEYS[child]
-            for child_row in _fetch_rows(cur, child, [r[0] for r in cur.execute(
+            for child_row in fetch_rows(cur, child, [r[0] for r in cur.execute(
                     f"SELECT {ckey} FROM {child} WHERE {col} = ?", [old_key]).fetchall()]).values():
                 changes.append(RowChange(table=child, action="update", key=child_row[ckey],
-                                         values={**_content(child_row), col: new_key},
+                                         values={**row_content(child_row), col: new_key},
                                          expected_version=child_row["row_version"]))
         return _apply(self, ChangeSet(changes=changes, message=message), editor, 1.0)
 
-    @_store_write
+    @store_write
     def restore(self, to_change_set_id: int, editor: Editor, *, table: str | None = None, key: str | None = None,
                 message: str | None = None) -> ApplyResult | None:
         """Bring the whole catalog (or one table, or one row) back to its state after a change set.

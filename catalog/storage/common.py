@@ -21,7 +21,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from catalog.errors import ReadOnlyCatalogError
-from catalog.models import TABLE_ORDER, as_of_lower_bound
+from catalog.models import as_of_lower_bound
 from catalog.rules import Finding
 
 #: 2: no SQL foreign keys between catalog tables (the store checks references), region_countries,
@@ -46,7 +46,8 @@ NOT_STATED = "not stated"
 #: the embedded DuckDB file (``make run``).
 DATABASE_URL_ENV = "GPU_ADVISOR_DATABASE_URL"
 
-_TABLE_COLUMNS = {
+#: Table -> its columns in the order the schema declares them (what every write and seed load lists).
+TABLE_COLUMNS = {
     "gpu_models": ["gpu_model", "architecture", "vendor"],
     "gpu_aliases": ["alias", "gpu_model", "form_factor"],
     "gpu_specs": [
@@ -86,10 +87,8 @@ _TABLE_COLUMNS = {
         "source_url", "as_of", "as_of_date", "verification_status", "notes",
     ],
 }
-# Insert order respects the foreign keys.
-_TABLE_ORDER = TABLE_ORDER
 #: Columns the store derives or maintains itself; never part of an edit or of a row's content.
-_META_COLUMNS = ("as_of_date", "row_version", "updated_by")
+META_COLUMNS = ("as_of_date", "row_version", "updated_by")
 
 
 class OfferFilter(BaseModel):
@@ -129,20 +128,21 @@ def resolve_catalog_location(path: str | os.PathLike | None = None) -> str:
     return str(resolve_catalog_path(path))
 
 
-def _db_values(row: dict) -> dict:
+def db_values(row: dict) -> dict:
     """Model values as stored: lists become ';'-separated text (DuckDB cannot update LIST columns of a
     row that a foreign key references)."""
     return {k: ";".join(v) if isinstance(v, list) else v for k, v in row.items()}
 
 
-def _frame(rows: list[BaseModel], table: str) -> pd.DataFrame:
+def rows_frame(rows: list[BaseModel], table: str) -> pd.DataFrame:
+    """Model rows of ``table`` as a frame of its columns, as the store writes them (the seed load)."""
     records = []
     for r in rows:
-        d = _db_values(r.model_dump(mode="python"))
-        if "as_of" in _TABLE_COLUMNS[table] and "as_of_date" in _TABLE_COLUMNS[table]:
+        d = db_values(r.model_dump(mode="python"))
+        if "as_of" in TABLE_COLUMNS[table] and "as_of_date" in TABLE_COLUMNS[table]:
             d["as_of_date"] = as_of_lower_bound(d["as_of"])
         records.append(d)
-    return pd.DataFrame.from_records(records, columns=_TABLE_COLUMNS[table])
+    return pd.DataFrame.from_records(records, columns=TABLE_COLUMNS[table])
 
 
 
@@ -153,7 +153,8 @@ class ApplyResult:
     warnings: list[Finding] = field(default_factory=list)
 
 
-def _jsonable(value):
+def jsonable(value):
+    """``value`` as JSON can hold it: dates as ISO text, arrays as lists."""
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
     if hasattr(value, "tolist"):
@@ -162,20 +163,21 @@ def _jsonable(value):
 
 
 @overload
-def _content(row: dict) -> dict: ...
+def row_content(row: dict) -> dict: ...
 @overload
-def _content(row: None) -> None: ...
-def _content(row: dict | None) -> dict | None:
+def row_content(row: None) -> None: ...
+def row_content(row: dict | None) -> dict | None:
+    """A row's own values (JSON-ready, without the columns the store maintains): what the change log records."""
     if row is None:
         return None
-    return {k: _jsonable(v) for k, v in row.items() if k not in _META_COLUMNS}
+    return {k: jsonable(v) for k, v in row.items() if k not in META_COLUMNS}
 
 
 
-def _stored(row: dict, table: str) -> dict:
+def stored_row(row: dict, table: str) -> dict:
     """A validated row as the store writes it (lists joined, as_of_date derived)."""
-    values = _db_values(row)
-    if "as_of_date" in _TABLE_COLUMNS[table]:
+    values = db_values(row)
+    if "as_of_date" in TABLE_COLUMNS[table]:
         values["as_of_date"] = as_of_lower_bound(values["as_of"])
     return values
 
@@ -183,7 +185,8 @@ def _stored(row: dict, table: str) -> dict:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _store_write(method: F) -> F:
+def store_write(method: F) -> F:
+    """Decorator of a store method that writes: refuses with ReadOnlyCatalogError on a read-only store."""
     def wrapper(self: StoreBase, *args: Any, **kwargs: Any) -> Any:
         if self.read_only:
             raise ReadOnlyCatalogError(

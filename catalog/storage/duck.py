@@ -26,19 +26,18 @@ from catalog.errors import (
     CatalogLockedError,
     SchemaVersionError,
 )
-from catalog.models import TABLE_KEYS
+from catalog.models import TABLE_KEYS, TABLE_ORDER
 from catalog.seeding import SEED_DIR, SeedRows, load_seed
-from catalog.storage.changes import ChangeVerbs, _rollback
+from catalog.storage.changes import ChangeVerbs, rollback_if_open
 from catalog.storage.common import (
-    _TABLE_COLUMNS,
-    _TABLE_ORDER,
     CATALOG_ENV,
     SCHEMA_SQL,
     SCHEMA_VERSION,
-    _frame,
+    TABLE_COLUMNS,
     resolve_catalog_path,
+    rows_frame,
 )
-from catalog.storage.ducksql import _arrow, _column_types, _fetch_rows, _registered
+from catalog.storage.ducksql import arrow_table, column_types, fetch_rows, registered
 from catalog.storage.queries import Queries
 from catalog.storage.quotes import QuoteVerbs
 from catalog.storage.workshop import Workshop
@@ -50,9 +49,9 @@ _CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_e
 
 
 def _insert_rows(con: duckdb.DuckDBPyConnection, seed: SeedRows) -> None:
-    for table in _TABLE_ORDER:
-        frame = _frame(getattr(seed, table), table)  # noqa: F841 (read by DuckDB's replacement scan)
-        cols = ", ".join(_TABLE_COLUMNS[table])
+    for table in TABLE_ORDER:
+        frame = rows_frame(getattr(seed, table), table)  # noqa: F841 (read by DuckDB's replacement scan)
+        cols = ", ".join(TABLE_COLUMNS[table])
         # Table and column names come from the constant map above, never from input.
         con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM frame")
 
@@ -244,27 +243,27 @@ class CatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
     # -- set-wise writes: Arrow tables registered as views (one statement per table and action) ------
 
     def _fetch_written(self, cur: Any, table: str, keys: list[str]) -> dict[str, dict]:
-        return _fetch_rows(cur, table, keys)
+        return fetch_rows(cur, table, keys)
 
     def _delete_keys(self, cur: Any, table: str, keys: list[str]) -> None:
-        with _registered(cur, "_doomed", _arrow([{"k": k} for k in keys], ["k"], {"k": "VARCHAR"})):
+        with registered(cur, "_doomed", arrow_table([{"k": k} for k in keys], ["k"], {"k": "VARCHAR"})):
             cur.execute(f"DELETE FROM {table} WHERE {TABLE_KEYS[table]} IN (SELECT k FROM _doomed)")
 
     def _insert_records(self, cur: Any, table: str, columns: list[str], records: list[dict]) -> None:
         names = ", ".join(columns)
-        with _registered(cur, "_fresh", _arrow(records, columns, _column_types(cur, table))):
+        with registered(cur, "_fresh", arrow_table(records, columns, column_types(cur, table))):
             cur.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _fresh")
 
     def _update_records(self, cur: Any, table: str, changed: tuple[str, ...], records: list[dict],
                         editor: str) -> None:
         key_col = TABLE_KEYS[table]
         sets = ", ".join(f"{c} = _patch.{c}" for c in changed)
-        with _registered(cur, "_patch", _arrow(records, [key_col, *changed], _column_types(cur, table))):
+        with registered(cur, "_patch", arrow_table(records, [key_col, *changed], column_types(cur, table))):
             cur.execute(f"UPDATE {table} SET {sets}, row_version = {table}.row_version + 1, "
                         f"updated_by = ? FROM _patch WHERE {table}.{key_col} = _patch.{key_col}", [editor])
 
     def _insert_log(self, cur: Any, entries: list[dict]) -> None:
-        with _registered(cur, "_entries", _arrow(entries, list(entries[0]), _LOG_TYPES)):
+        with registered(cur, "_entries", arrow_table(entries, list(entries[0]), _LOG_TYPES)):
             cur.execute("INSERT INTO change_log SELECT * FROM _entries")
 
     def _check_schema(self) -> None:
@@ -312,15 +311,15 @@ class CatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
         with _WRITE_LOCK:
             con.execute("BEGIN TRANSACTION")
             try:
-                present = [t for t in _TABLE_ORDER if self._has_table(t)]
-                old_columns = {t: [c for c, _ in _column_types(con, t).items()] for t in present}
+                present = [t for t in TABLE_ORDER if self._has_table(t)]
+                old_columns = {t: [c for c, _ in column_types(con, t).items()] for t in present}
                 for t in present:
                     con.execute(f"CREATE TEMP TABLE _old_{t} AS SELECT * FROM {t}")
                 for t in reversed(present):
                     con.execute(f"DROP TABLE {t}")
                 con.execute(SCHEMA_SQL.read_text())
                 for t in present:
-                    cols = [c for c in [*_TABLE_COLUMNS[t], "row_version", "updated_by"] if c in old_columns[t]]
+                    cols = [c for c in [*TABLE_COLUMNS[t], "row_version", "updated_by"] if c in old_columns[t]]
                     names = ", ".join(cols)
                     con.execute(f"INSERT INTO {t} ({names}) SELECT {names} FROM _old_{t}")
                     con.execute(f"DROP TABLE _old_{t}")
@@ -337,15 +336,15 @@ class CatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
                     seed = load_seed()
                     known = {r[0] for r in con.execute("SELECT provider_id FROM providers").fetchall()}
                     rows = [r for r in getattr(seed, new_table) if r.provider_id in known]
-                    frame = _frame(rows, new_table)  # noqa: F841 (DuckDB scan)
-                    names = ", ".join(_TABLE_COLUMNS[new_table])
+                    frame = rows_frame(rows, new_table)  # noqa: F841 (DuckDB scan)
+                    names = ", ".join(TABLE_COLUMNS[new_table])
                     con.execute(f"INSERT INTO {new_table} ({names}) SELECT {names} FROM frame")
                 con.execute("UPDATE catalog_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
                 con.execute("INSERT OR REPLACE INTO catalog_meta VALUES (?, ?)",
                             [f"migrated_from_v{found}", dt.datetime.now(dt.UTC).isoformat(timespec="seconds")])
                 con.execute("COMMIT")
             except Exception as exc:
-                _rollback(con, (duckdb.Error,))
+                rollback_if_open(con, (duckdb.Error,))
                 raise SchemaVersionError(
                     f"{self.path} (schema version {found}) could not be upgraded to version {SCHEMA_VERSION}: "
                     f"{str(exc).splitlines()[0][:300]}. Nothing was changed; a copy of the file is at {backup}."

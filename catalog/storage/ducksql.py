@@ -10,7 +10,7 @@ from catalog.models import TABLE_KEYS
 
 
 @contextmanager
-def _registered(cur: Any, name: str, data: Any) -> Iterator[str]:
+def registered(cur: Any, name: str, data: Any) -> Iterator[str]:
     """Make ``data`` (an Arrow table) visible to SQL as ``name`` for the duration of the block."""
     cur.register(name, data)
     try:
@@ -19,7 +19,8 @@ def _registered(cur: Any, name: str, data: Any) -> Iterator[str]:
         cur.unregister(name)
 
 
-def _column_types(cur: Any, table: str) -> dict[str, str]:
+def column_types(cur: Any, table: str) -> dict[str, str]:
+    """Column -> DuckDB data type of ``table`` in the open database."""
     return dict(cur.execute(
         "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? AND database_name = current_database()",
         [table]).fetchall())
@@ -29,7 +30,7 @@ _ARROW_TYPES = {"VARCHAR": "string", "DOUBLE": "float64", "INTEGER": "int64", "B
                 "DATE": "date32"}
 
 
-def _arrow(records: list[dict], columns: list[str], types: dict[str, str]) -> Any:
+def arrow_table(records: list[dict], columns: list[str], types: dict[str, str]) -> Any:
     """Rows as an Arrow table with the catalog column types (no type guessing from the first rows)."""
     import pyarrow as pa
 
@@ -37,7 +38,7 @@ def _arrow(records: list[dict], columns: list[str], types: dict[str, str]) -> An
                      for c in columns})
 
 
-def _fetch_rows(cur: Any, table: str, keys: list[str]) -> dict[str, dict]:
+def fetch_rows(cur: Any, table: str, keys: list[str]) -> dict[str, dict]:
     """Current rows of ``table`` with these keys (one query, however many keys)."""
     if not keys:
         return {}
@@ -45,7 +46,7 @@ def _fetch_rows(cur: Any, table: str, keys: list[str]) -> dict[str, dict]:
 
     key_col = TABLE_KEYS[table]
     wanted = pa.table({"k": pa.array(sorted(set(keys)), type=pa.string())})
-    with _registered(cur, "_wanted_keys", wanted):
+    with registered(cur, "_wanted_keys", wanted):
         cur.execute(f"SELECT t.* FROM {table} t JOIN _wanted_keys w ON t.{key_col} = w.k")
         names = [d[0] for d in cur.description]
         fetched = cur.fetchall()

@@ -37,17 +37,16 @@ import duckdb
 import pandas as pd
 
 from catalog.errors import CatalogError, CatalogUnavailableError, SchemaVersionError
-from catalog.models import TABLE_KEYS, as_of_lower_bound
+from catalog.models import TABLE_KEYS, TABLE_ORDER, as_of_lower_bound
 from catalog.seeding import SEED_DIR, load_seed
 from catalog.storage.changes import ChangeVerbs
 from catalog.storage.common import (
-    _TABLE_COLUMNS,
-    _TABLE_ORDER,
     SCHEMA_SQL,
     SCHEMA_VERSION,
-    _db_values,
+    TABLE_COLUMNS,
+    db_values,
 )
-from catalog.storage.ducksql import _column_types
+from catalog.storage.ducksql import column_types
 from catalog.storage.queries import Queries
 from catalog.storage.quotes import QuoteVerbs
 from catalog.storage.workshop import Workshop
@@ -55,7 +54,7 @@ from catalog.storage.workshop import Workshop
 #: Key of the advisory lock every writer holds (any constant; "GPUC" in ASCII).
 WRITER_LOCK_KEY = 0x47505543
 #: Catalog-data tables copied into the read snapshot (workshop tables are read from PostgreSQL directly).
-SNAPSHOT_TABLES = ("catalog_meta", *_TABLE_ORDER, "change_sets", "change_log")
+SNAPSHOT_TABLES = ("catalog_meta", *TABLE_ORDER, "change_sets", "change_log")
 _DUCK_CONFIG: dict[str, str | bool | int | float | list[str]] = {
     "autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
@@ -214,11 +213,11 @@ def build_postgres_catalog(url: str, seed_dir: Path = SEED_DIR) -> str:
                 cur.executemany("INSERT INTO catalog_meta VALUES (%s, %s)",
                                 [["schema_version", str(SCHEMA_VERSION)], ["data_version", "1"], ["built_at", now],
                                  ["built_from", "seed"]])
-                for table in _TABLE_ORDER:
-                    cols = _TABLE_COLUMNS[table]
+                for table in TABLE_ORDER:
+                    cols = TABLE_COLUMNS[table]
                     records = []
                     for r in getattr(seed, table):
-                        d = _db_values(r.model_dump(mode="python"))
+                        d = db_values(r.model_dump(mode="python"))
                         if "as_of_date" in cols:
                             d["as_of_date"] = as_of_lower_bound(d["as_of"])
                         records.append([d.get(c) for c in cols])
@@ -404,7 +403,7 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
             names, rows = data[table]
             if not rows:
                 continue
-            types = _column_types(snap, table)
+            types = column_types(snap, table)
             columns = list(zip(*rows, strict=True))
             frame = pa.table({n: _arrow_column(list(col), types[n]) for n, col in zip(names, columns, strict=True)})
             snap.register("_pg_rows", frame)

@@ -13,14 +13,13 @@ import pandas as pd
 
 from catalog.counts import stale_dates
 from catalog.errors import CatalogError
-from catalog.models import EU_EEA_COUNTRIES, TABLE_KEYS
-from catalog.storage.changes import _get_row
+from catalog.models import EU_EEA_COUNTRIES, TABLE_KEYS, TABLE_ORDER
+from catalog.storage.changes import get_row
 from catalog.storage.common import (
-    _META_COLUMNS,
-    _TABLE_COLUMNS,
-    _TABLE_ORDER,
+    META_COLUMNS,
     NOT_STATED,
     STALE_AFTER_DAYS,
+    TABLE_COLUMNS,
     VERIFIED_FRESH_DAYS,
     OfferFilter,
     StoreBase,
@@ -46,10 +45,10 @@ class Queries(StoreBase):
     def table(self, table: str, *, include_private: bool = False) -> pd.DataFrame:
         """A whole table as a DataFrame (table name checked against the schema's list); private negotiated
         prices only with ``include_private`` (signed-in editors)."""
-        if table not in _TABLE_COLUMNS:
+        if table not in TABLE_COLUMNS:
             raise CatalogError(f"unknown table {table!r}")
-        cols = ", ".join(_TABLE_COLUMNS[table])
-        key = _TABLE_COLUMNS[table][0]
+        cols = ", ".join(TABLE_COLUMNS[table])
+        key = TABLE_COLUMNS[table][0]
         where = "WHERE NOT is_private" if table == "prices" and not include_private else ""
         return self._read_cursor().execute(f"SELECT {cols} FROM {table} {where} ORDER BY {key}").df()
 
@@ -63,7 +62,7 @@ class Queries(StoreBase):
                     include_private: bool = False) -> pd.DataFrame:
         """Price rows (of ``offer_ids``; current ones unless asked); private negotiated prices only with
         ``include_private`` (signed-in editors)."""
-        cols = ", ".join(_TABLE_COLUMNS["prices"])
+        cols = ", ".join(TABLE_COLUMNS["prices"])
         return self._read_cursor().execute(
             f"""SELECT {cols} FROM prices
                 WHERE (CAST($ids AS VARCHAR[]) IS NULL OR list_contains(CAST($ids AS VARCHAR[]), offer_id))
@@ -362,7 +361,7 @@ class Queries(StoreBase):
         """One row with its ``row_version`` (what an editor starts from)."""
         if table not in TABLE_KEYS:
             raise CatalogError(f"unknown table {table!r}")
-        return _get_row(self._read_cursor(), table, key)
+        return get_row(self._read_cursor(), table, key)
 
     def editable_rows(self, table: str, *, current_only: bool = True, include_private: bool = False) -> pd.DataFrame:
         """A table's content plus ``row_version`` (prices: current rows unless asked).
@@ -372,7 +371,7 @@ class Queries(StoreBase):
         """
         if table not in TABLE_KEYS:
             raise CatalogError(f"unknown table {table!r}")
-        names = [c for c in _TABLE_COLUMNS[table] if c not in _META_COLUMNS] + ["row_version"]
+        names = [c for c in TABLE_COLUMNS[table] if c not in META_COLUMNS] + ["row_version"]
         names += ["updated_by"] if include_private else []
         if not self._has_table(table):  # an older read-only catalog without a table added since
             return pd.DataFrame(columns=names)
@@ -419,7 +418,7 @@ class Queries(StoreBase):
 
     def certification_scopes(self, provider_ids: list[str] | None = None) -> pd.DataFrame:
         """What each held certification covers (services, countries, GPU compute), with source and date."""
-        cols = [c for c in _TABLE_COLUMNS["certification_scopes"] if c != "as_of_date"]
+        cols = [c for c in TABLE_COLUMNS["certification_scopes"] if c != "as_of_date"]
         if not self._has_table("certification_scopes"):
             return pd.DataFrame(columns=cols)
         sql = f"SELECT {', '.join(cols)} FROM certification_scopes"
@@ -434,8 +433,8 @@ class Queries(StoreBase):
         """md5 over every editable table's content (meta columns excluded): equal content, equal sum."""
         cur = self._read_cursor()
         parts = []
-        for table in _TABLE_ORDER:
-            cols = ", ".join(c for c in _TABLE_COLUMNS[table] if c not in _META_COLUMNS)
+        for table in TABLE_ORDER:
+            cols = ", ".join(c for c in TABLE_COLUMNS[table] if c not in META_COLUMNS)
             key = TABLE_KEYS[table]
             parts.append(cur.execute(
                 f"SELECT md5(coalesce(string_agg(CAST(row({cols}) AS VARCHAR), '|' ORDER BY {key}), '')) FROM {table}"

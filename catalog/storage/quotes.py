@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from catalog.errors import CatalogError, ChangeValidationError
 from catalog.quotes import MAX_QUOTE_JSON_CHARS, MAX_QUOTES_PER_WORKSPACE, Quote, StoredQuote, check_quote
-from catalog.storage.changes import _rule_context
-from catalog.storage.common import StoreBase, _store_write, iter_rows
+from catalog.storage.changes import db_rule_context
+from catalog.storage.common import StoreBase, iter_rows, store_write
 from catalog.storage.workshop import workspace_id
 
 _OFFER_COLUMNS = "offer_id, provider_id, gpu_model, gpu_spec_id, form_factor, gpus_per_node, intra_node, inter_node, " \
@@ -43,7 +43,7 @@ class QuoteVerbs(StoreBase):
         """Validate quotes without writing: ``(valid quotes, errors (where, field, reason), warnings)``. ``labels``
         name each quote in the messages (default "quote 1", "quote 2"…)."""
         cur = self._read_cursor()
-        ctx = _rule_context(cur, usd_per_eur)
+        ctx = db_rule_context(cur, usd_per_eur)
         offers = {r["offer_id"]: r for r in iter_rows(cur.execute(f"SELECT {_OFFER_COLUMNS} FROM offers"))}
         valid: list[Quote] = []
         errors: list[tuple[str, str, str]] = []
@@ -66,7 +66,7 @@ class QuoteVerbs(StoreBase):
                 valid.append(quote)
         return valid, errors, warnings
 
-    @_store_write
+    @store_write
     def save_quotes(self, workspace: str, quotes: list[dict | Quote], *, replace: dict[int, int] | None = None,
                     created_by: str | None = None, usd_per_eur: float = 1.0,
                     labels: list[str] | None = None) -> list[int]:
@@ -121,7 +121,7 @@ class QuoteVerbs(StoreBase):
         return [StoredQuote(quote_id=int(i), created_at=at, quote=Quote.model_validate(json.loads(text)))
                 for i, at, text in rows]
 
-    @_store_write
+    @store_write
     def delete_quote(self, workspace: str, quote_id: int) -> None:
         """Delete one quote of the workspace (whoever holds the workspace link may, as they may add one)."""
         ws = self._quote_workspace(workspace)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from catalog.errors import CatalogError, CatalogPermissionError
 from catalog.models import Editor, Role
-from catalog.storage.common import StoreBase, _store_write
+from catalog.storage.common import StoreBase, store_write
 
 #: Workshop limits (issue #15: a link or a participant must not grow the file or the page without bound).
 MAX_SCENARIOS_PER_WORKSPACE = 200
@@ -48,7 +48,7 @@ def _no_nul(text: str) -> str:
 class Workshop(StoreBase):
     """Workspaces, scenarios and votes of :class:`CatalogStore`."""
 
-    @_store_write
+    @store_write
     def create_workspace(self, client: str, *, created_by: str | None = None) -> str:
         """Open a new client workspace and return its link token (shown once; only its hash is stored)."""
         client = _no_nul((client or "").strip())
@@ -75,7 +75,7 @@ class Workshop(StoreBase):
                                "consultant gave you, or start a new workspace.")
         return workspace_id(token or "")
 
-    @_store_write
+    @store_write
     def save_scenario(self, name: str, scenario_json: str, scenario_version: int, *, workspace: str,
                       client: str | None = None, author: str | None = None) -> int:
         """Store a named scenario in the workspace whose link token is ``workspace`` (any user who holds the
@@ -124,7 +124,7 @@ class Workshop(StoreBase):
             raise CatalogError(f"No saved scenario #{scenario_id} in this workspace.")
         return row[0]
 
-    @_store_write
+    @store_write
     def delete_scenario(self, scenario_id: int, workspace: str | None, editor: Editor) -> None:
         """Delete one saved scenario of a workspace: editors only (the role is checked here again)."""
         if editor is None or editor.role != Role.EDITOR:
@@ -136,7 +136,7 @@ class Workshop(StoreBase):
                 raise CatalogError(f"No saved scenario #{scenario_id} in this workspace; nothing was deleted.")
             cur.execute("DELETE FROM scenarios WHERE scenario_id = ? AND workspace_id = ?", [int(scenario_id), ws])
 
-    @_store_write
+    @store_write
     def create_group_session(self, workspace: str) -> str:
         """Start a group-weighting session in a workspace; returns its join code (unguessable)."""
         ws = self._workspace_id(workspace)
@@ -151,7 +151,7 @@ class Workshop(StoreBase):
         return self.cursor().execute("SELECT count(*) FROM group_sessions WHERE session_code = ?",
                                      [session_code]).fetchone()[0] > 0
 
-    @_store_write
+    @store_write
     def submit_vote(self, session_code: str, participant: str, weight_points: dict[str, float], *, voter: str) -> None:
         """Store one participant's weight points in a group session, bound to the browser session that cast it
         (``voter`` is that session's secret; only its hash is stored). One vote per voter: the same voter voting

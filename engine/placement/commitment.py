@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 
-def _duration_curve(demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def duration_curve(demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Overflow ``F(j)`` for ``j = 0..Kmax`` and the covered GPU-hours of GPU ``k = 1..Kmax``.
 
     ``demand`` has shape ``(B, H)``; returns ``F`` (B, Kmax+1), ``covered`` (B, Kmax) and ``K`` (B,) with
@@ -58,7 +58,7 @@ def overflow_gpu_hours(demand: npt.ArrayLike, max_gpus: int | None = None) -> np
     """
     d = np.asarray(demand, dtype=float)
     batch = d.shape[:-1]
-    f, _, _ = _duration_curve(d.reshape(-1, d.shape[-1]))
+    f, _, _ = duration_curve(d.reshape(-1, d.shape[-1]))
     n = f.shape[1] - 1 if max_gpus is None else int(max_gpus)
     if n + 1 > f.shape[1]:
         f = np.pad(f, ((0, 0), (0, n + 1 - f.shape[1])))
@@ -80,8 +80,8 @@ def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, e
 
 
-def _commit_count(covered: np.ndarray, k_row: np.ndarray, hours: int, reserved: np.ndarray,
-                  on_demand: np.ndarray, ties: str) -> np.ndarray:
+def commit_count(covered: np.ndarray, k_row: np.ndarray, hours: int, reserved: np.ndarray,
+                 on_demand: np.ndarray, ties: str) -> np.ndarray:
     """Number of GPUs ``k`` whose covered hours beat (or, ``ties="more"``, reach) ``r H / o``.
 
     ``covered x o`` is compared with ``r x H`` exactly (error-free products), so exact ties between the
@@ -180,12 +180,12 @@ def optimal_commitment_gpus(
     if d.ndim == 0 or d.shape[-1] == 0:
         raise ValueError("demand must have an hour axis with at least one hour")
     batch = d.shape[:-1]
-    _, covered, k_row = _duration_curve(d.reshape(-1, d.shape[-1]))
+    _, covered, k_row = duration_curve(d.reshape(-1, d.shape[-1]))
     covered = covered.reshape(*batch, covered.shape[-1])
     k_row = k_row.reshape(batch)
     r = np.asarray(reserved_eur_per_gpu_hour, dtype=float)
     o = np.asarray(on_demand_eur_per_gpu_hour, dtype=float)
-    return _commit_count(covered, k_row, d.shape[-1], r, o, ties).astype(np.int64)
+    return commit_count(covered, k_row, d.shape[-1], r, o, ties).astype(np.int64)
 
 
 def commitment_cost_eur(

@@ -41,7 +41,8 @@ EPOCH_COMMITMENT_DISCOUNT_FRACTION: dict[str, dict[int, float]] = {
     "azure": {1: 0.25, 3: 0.49},
     "lambda": {1: 0.34, 3: 0.56},
 }
-_EPOCH_SOURCE = "Epoch AI training-cost-trends constants.py DEFAULT_CUD (github.com/epoch-research/training-cost-trends)"
+#: The source line of :data:`EPOCH_COMMITMENT_DISCOUNT_FRACTION` in assumption tables.
+EPOCH_SOURCE = "Epoch AI training-cost-trends constants.py DEFAULT_CUD (github.com/epoch-research/training-cost-trends)"
 
 #: ``min_commitment`` values (catalog enum) that forbid pay-as-you-go use of a venue.
 COMMITMENT_REQUIRED = frozenset({"monthly", "annual", "multi-year"})

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.placement.budget import check_portfolio_size
-from engine.placement.commitment import _duration_curve
+from engine.placement.commitment import duration_curve
 from engine.placement.defaults import DEFAULT_ASSUMPTIONS, MAX_HORIZON_MONTHS, PlacementAssumptions
 from engine.placement.demand import Workload, WorkloadKind, demand_profiles_gpus
 from engine.placement.venues import Venues
@@ -134,7 +134,7 @@ def _requirement_problem(w: Workload, i: int, elig: _Eligibility, n_v: int) -> s
     return f"Workload '{w.name}': {what} has an on-demand, spot or commitment price this workload may use{spot_note}"
 
 
-def _eligibility_summary(w: Workload, i: int, elig: _Eligibility, n_v: int) -> str:
+def eligibility_summary(w: Workload, i: int, elig: _Eligibility, n_v: int) -> str:
     parts = []
     if not w.may_leave_eu:
         parts.append("sensitive → EU data centres only")
@@ -154,7 +154,7 @@ def _eligibility_summary(w: Workload, i: int, elig: _Eligibility, n_v: int) -> s
 
 
 @dataclass(frozen=True)
-class _Prepared:
+class Prepared:
     workloads: list[Workload]
     venues: Venues
     hours: int
@@ -172,24 +172,24 @@ class _Prepared:
         return np.ones(self.venues.n_venues) if self.available is None else self.available
 
 
-def _prepare(workloads: Sequence[Workload], venues: Venues, hours: int, assumptions: PlacementAssumptions,
-             demand: np.ndarray | None = None, horizon_months: int = 12) -> _Prepared:
+def prepare(workloads: Sequence[Workload], venues: Venues, hours: int, assumptions: PlacementAssumptions,
+            demand: np.ndarray | None = None, horizon_months: int = 12) -> Prepared:
     names = [w.name for w in workloads]
     if len(set(names)) != len(names):
         raise ValueError("workload names must be unique")
     check_portfolio_size(workloads, hours, demand)  # before anything of the portfolio's size is built
     d = demand_profiles_gpus(workloads, hours) if demand is None else demand
-    f, covered, k_row = _duration_curve(d) if len(workloads) else (
+    f, covered, k_row = duration_curve(d) if len(workloads) else (
         np.zeros((0, 1)), np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
     if not 1 <= int(horizon_months) <= MAX_HORIZON_MONTHS:
         raise ValueError(f"horizon_months must be 1 to {MAX_HORIZON_MONTHS}, got {horizon_months}")
     available = venues.available_fraction(int(horizon_months))
     elig = _eligibility(workloads, venues, assumptions.spot_overhead_fraction(), available)
-    return _Prepared(list(workloads), venues, int(hours), d, f, covered, k_row, elig, int(horizon_months), available,
-                     venues.usable_from_month(int(horizon_months)))
+    return Prepared(list(workloads), venues, int(hours), d, f, covered, k_row, elig, int(horizon_months), available,
+                    venues.usable_from_month(int(horizon_months)))
 
 
-def _pre_check(p: _Prepared) -> list[str]:
+def pre_check(p: Prepared) -> list[str]:
     """Problems found before solving: no usable venue, or a must-commit peak that fits no single venue."""
     problems = []
     v = p.venues
@@ -222,5 +222,5 @@ def feasibility_problems(workloads: Sequence[Workload], venues: Venues, hours: i
     centre + EU-jurisdiction provider + ≥80 GB memory + InfiniBand (12 fail the EU data centre check, 3 fail
     ≥80 GB memory, out of 30 venues)"``. Joint capacity shortages are found only by the solve.
     """
-    p = _prepare(workloads, venues, hours, assumptions or DEFAULT_ASSUMPTIONS, horizon_months=horizon_months)
-    return tuple(_pre_check(p))
+    p = prepare(workloads, venues, hours, assumptions or DEFAULT_ASSUMPTIONS, horizon_months=horizon_months)
+    return tuple(pre_check(p))

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.placement.budget import check_level_columns
-from engine.placement.commitment import _commit_count
-from engine.placement.eligibility import PlacementInfeasibleError, _Prepared
+from engine.placement.commitment import commit_count
+from engine.placement.eligibility import PlacementInfeasibleError, Prepared
 from engine.tco import HOURS_PER_MONTH
 
 if TYPE_CHECKING:  # scipy is imported where a model is built and solved: pages without placement never load it
@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # scipy is imported where a model is built and solved: pages 
 
 
 @dataclass(frozen=True)
-class _Options:
+class CommitOptions:
     """Candidate (workload, committed venue) pairs after pruning, each an array of shape ``(m,)``."""
 
     w: np.ndarray
@@ -50,7 +50,7 @@ def _prune_dominated(idx: np.ndarray, rate: np.ndarray, m: np.ndarray, cap: np.n
     return ~better.any(axis=1)
 
 
-def _commit_options(p: _Prepared, mode: str) -> _Options:
+def commit_options(p: Prepared, mode: str) -> CommitOptions:
     """Pairs worth a binary. ``mode="optimised"``: commit up to the fractile optimum (or the venue
     minimum); ``"peak"``: commit exactly the peak (or the minimum if larger), no burst."""
     v = p.venues
@@ -64,7 +64,7 @@ def _commit_options(p: _Prepared, mode: str) -> _Options:
             cand = cand[p.avail[cand] >= 1]
         if k_peak == 0 or cand.size == 0:
             continue
-        m = np.ceil(v.min_commit_gpus[cand])  # whole GPUs: keeps the fixed-y LP integral (see _solve)
+        m = np.ceil(v.min_commit_gpus[cand])  # whole GPUs: keeps the fixed-y LP integral (see solve_milp)
         cap = np.floor(v.capacity_gpus[cand])
         r = rate_v[cand]
         if must_commit:
@@ -72,8 +72,8 @@ def _commit_options(p: _Prepared, mode: str) -> _Options:
             lb = np.maximum(m, k_peak)
             ub = lb.copy()
         else:
-            free = _commit_count(p.covered[i][None, :], np.asarray([k_peak]), p.hours, r,
-                                 np.full(cand.size, p.elig.burst_rate[i]), "fewer")
+            free = commit_count(p.covered[i][None, :], np.asarray([k_peak]), p.hours, r,
+                                np.full(cand.size, p.elig.burst_rate[i]), "fewer")
             free = np.asarray(free, dtype=float).reshape(-1)
             lb = m.copy()
             ub = np.minimum(np.maximum(free, m), cap)
@@ -89,8 +89,8 @@ def _commit_options(p: _Prepared, mode: str) -> _Options:
         rates.append(r)
         frees.append(free)
     cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dtype=dt))  # noqa: E731
-    return _Options(cat(ws, np.int64), cat(vs, np.int64), cat(lbs, float), cat(ubs, float), cat(rates, float),
-                    cat(frees, float))
+    return CommitOptions(cat(ws, np.int64), cat(vs, np.int64), cat(lbs, float), cat(ubs, float), cat(rates, float),
+                         cat(frees, float))
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ class _Model:
     must: np.ndarray  # (W,) a committed venue is required
 
 
-def _build(p: _Prepared, opts: _Options, mode: str, fallback_eur_per_month: np.ndarray | None) -> _Model:
+def _build(p: Prepared, opts: CommitOptions, mode: str, fallback_eur_per_month: np.ndarray | None) -> _Model:
     """Columns: per pair ``o`` a binary ``y_o`` and a continuous ``k_o``; for pairs at a venue of limited
     capacity whose workload bursts, one continuous ``z_oj <= y_o`` per GPU level between the pair's
     minimum ``lb_o`` and its fractile optimum ``ub_o``; one offset column fixed at 1.
@@ -229,8 +229,8 @@ def _run(m: _Model, lo: np.ndarray, hi: np.ndarray, integer: bool, time_limit_s:
                 options={"time_limit": float(time_limit_s), "mip_rel_gap": float(mip_rel_gap), "disp": False})
 
 
-def _solve(p: _Prepared, opts: _Options, mode: str, time_limit_s: float, mip_rel_gap: float,
-           fallback_eur_per_month: np.ndarray | None = None) -> _Solution:
+def solve_milp(p: Prepared, opts: CommitOptions, mode: str, time_limit_s: float, mip_rel_gap: float,
+               fallback_eur_per_month: np.ndarray | None = None) -> _Solution:
     """Solve the placement MILP (:func:`_build`) with HiGHS to ``mip_rel_gap`` of the monthly cost.
 
     Only the venue choices ``y`` are declared integer. For fixed ``y`` the level columns ``z`` each sit in
@@ -276,7 +276,7 @@ def _names(items: Sequence[str], limit: int = 8) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _capacity_problems(p: _Prepared, opts: _Options, mode: str, required: np.ndarray) -> list[str]:
+def _capacity_problems(p: Prepared, opts: CommitOptions, mode: str, required: np.ndarray) -> list[str]:
     """Explain an infeasible solve: the workloads that must commit and can only do so in venues of
     limited capacity, and those venues (a workload with an unlimited option can never be blocked)."""
     v = p.venues

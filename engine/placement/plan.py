@@ -15,9 +15,9 @@ import numpy as np
 
 from engine.assumptions import Assumption
 from engine.placement.commitment import committed_utilisation_fraction
-from engine.placement.defaults import _EPOCH_SOURCE, PlacementAssumptions
-from engine.placement.eligibility import _eligibility_summary, _Prepared
-from engine.placement.milp import _Options
+from engine.placement.defaults import EPOCH_SOURCE, PlacementAssumptions
+from engine.placement.eligibility import Prepared, eligibility_summary
+from engine.placement.milp import CommitOptions
 from engine.tco import HOURS_PER_MONTH
 
 
@@ -148,19 +148,22 @@ def _pct(x: float) -> str:
     return f"{100.0 * x:.0f} %"
 
 
-def _gpus(k: float) -> str:
+def gpus_text(k: float) -> str:
+    """'1 GPU', '8 GPUs'."""
     return f"{k:g} GPU" if k == 1 else f"{k:g} GPUs"
 
 
 def _busy_phrase(d_is_integer: bool, k: int, share: float) -> str:
     if d_is_integer:
-        return f"{_pct(share)} of hours need ≥ {_gpus(k)}"
+        return f"{_pct(share)} of hours need ≥ {gpus_text(k)}"
     return f"GPU {k} would be busy {_pct(share)} of the hours"
 
 
-def _plan(p: _Prepared, strategy: str, k: np.ndarray, commit_venue: np.ndarray, burst_venue: np.ndarray,
-          burst_is_spot: np.ndarray, burst_rate: np.ndarray, reasons: Sequence[str], status: str, gap: float,
-          seconds: float, extra_assumptions: Sequence[Assumption]) -> PlacementPlan:
+def build_plan(p: Prepared, strategy: str, k: np.ndarray, commit_venue: np.ndarray, burst_venue: np.ndarray,
+               burst_is_spot: np.ndarray, burst_rate: np.ndarray, reasons: Sequence[str], status: str, gap: float,
+               seconds: float, extra_assumptions: Sequence[Assumption]) -> PlacementPlan:
+    """The plan of a solved (or fixed) choice: per workload its committed GPUs and venue, its burst venue and
+    rate, costs per month and the reasons, with the assumptions used."""
     v = p.venues
     hours = p.hours
     per_month = HOURS_PER_MONTH / hours
@@ -214,7 +217,8 @@ def _plan(p: _Prepared, strategy: str, k: np.ndarray, commit_venue: np.ndarray, 
                          gap, seconds, tuple(extra_assumptions), p.horizon_months)
 
 
-def _base_assumptions(p: _Prepared, a: PlacementAssumptions) -> list[Assumption]:
+def base_assumptions(p: Prepared, a: PlacementAssumptions) -> list[Assumption]:
+    """The assumptions every placement plan reports (horizon, hours per month, the placement defaults)."""
     rows = [
         Assumption("horizon_hours", p.hours, "h", "length of the demand profiles (uploaded series are tiled)"),
         Assumption("hours_per_month", HOURS_PER_MONTH, "h/month", "8,760 h / 12 (engine.tco.HOURS_PER_MONTH)"),
@@ -239,19 +243,19 @@ def _base_assumptions(p: _Prepared, a: PlacementAssumptions) -> list[Assumption]
     epoch, user = int(np.sum(src == "Epoch AI discount")), int(np.sum(src == "your assumed discount"))
     if epoch:
         rows.append(Assumption("estimated_reserved_rates", epoch, "venues",
-                               f"reserved = on demand x (1 - discount), {_EPOCH_SOURCE}"))
+                               f"reserved = on demand x (1 - discount), {EPOCH_SOURCE}"))
     if user:
         rows.append(Assumption("assumed_reserved_rates", user, "venues",
                                "reserved = on demand x (1 - your assumed discount): user input, not a source"))
     return rows
 
 
-def _optimised_reason(p: _Prepared, i: int, k: int, cv: int, opts: _Options) -> str:
+def optimised_reason(p: Prepared, i: int, k: int, cv: int, opts: CommitOptions) -> str:
     """Plain-language why: eligibility, then the break-even test of the last committed GPU and the next."""
     w = p.workloads[i]
     v = p.venues
     e = p.elig
-    head = _eligibility_summary(w, i, e, v.n_venues)
+    head = eligibility_summary(w, i, e, v.n_venues)
     peak = int(p.peak_gpus[i])
     if peak == 0:
         return f"{head}; no demand, nothing to place"
@@ -260,7 +264,7 @@ def _optimised_reason(p: _Prepared, i: int, k: int, cv: int, opts: _Options) -> 
     rate_v = v.commit_rate_eur_per_gpu_hour
     bv = int(e.burst_venue[i])
     if bv < 0:
-        return (f"{head}; no eligible pay-as-you-go venue → peak of {_gpus(k)} committed on {v.venue_id[cv]} "
+        return (f"{head}; no eligible pay-as-you-go venue → peak of {gpus_text(k)} committed on {v.venue_id[cv]} "
                 f"({rate_v[cv]:.2f} EUR/GPU-h)")
     o = float(e.burst_rate[i])
     mode = "spot incl. checkpoint overhead" if e.burst_is_spot[i] else "on demand"
@@ -288,7 +292,7 @@ def _optimised_reason(p: _Prepared, i: int, k: int, cv: int, opts: _Options) -> 
     text = f"{head}; {_busy_phrase(d_int, last, cov[last - 1])}, above the {_pct(ratio)} break-even r/o ({r:.2f}/{o:.2f})"
     if last < peak:
         text += f", {_pct(cov[last])} for {last + 1}"
-    text += f" → {_gpus(k)} committed on {v.venue_id[cv]}"
+    text += f" → {gpus_text(k)} committed on {v.venue_id[cv]}"
     if p.start_month is not None and p.start_month[cv] > 0:
         text += (f", usable from month {int(p.start_month[cv]) + 1} of {p.horizon_months} after its "
                  f"{v.lead_time_days[cv]:g}-day lead time (all {burst} before)")

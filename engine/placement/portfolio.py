@@ -16,9 +16,9 @@ from engine.assumptions import Assumption
 from engine.placement.commitment import committed_utilisation_fraction
 from engine.placement.defaults import DEFAULT_ASSUMPTIONS, DEFAULT_HORIZON_MONTHS, PlacementAssumptions
 from engine.placement.demand import Workload, demand_profiles_gpus
-from engine.placement.eligibility import PlacementInfeasibleError, _eligibility_summary, _pre_check, _prepare
-from engine.placement.milp import _commit_options, _solve
-from engine.placement.plan import PlacementPlan, _base_assumptions, _gpus, _optimised_reason, _plan
+from engine.placement.eligibility import PlacementInfeasibleError, eligibility_summary, pre_check, prepare
+from engine.placement.milp import commit_options, solve_milp
+from engine.placement.plan import PlacementPlan, base_assumptions, build_plan, gpus_text, optimised_reason
 from engine.placement.venues import Venues
 from engine.tco import HOURS_PER_MONTH, HOURS_PER_YEAR
 
@@ -117,19 +117,19 @@ def place_portfolio(
     """
     a = assumptions or DEFAULT_ASSUMPTIONS
     d = None if demand is None else np.asarray(demand, dtype=float)
-    p = _prepare(workloads, venues, hours, a, d, horizon_months)
-    problems = _pre_check(p)
+    p = prepare(workloads, venues, hours, a, d, horizon_months)
+    problems = pre_check(p)
     if problems:
         raise PlacementInfeasibleError(problems)
-    opts = _commit_options(p, "optimised")
-    sol = _solve(p, opts, "optimised", time_limit_s, mip_rel_gap)
-    reasons = [_optimised_reason(p, i, int(sol.k[i]), int(sol.venue[i]), opts) for i in range(len(workloads))]
-    rows = _base_assumptions(p, a) + [
+    opts = commit_options(p, "optimised")
+    sol = solve_milp(p, opts, "optimised", time_limit_s, mip_rel_gap)
+    reasons = [optimised_reason(p, i, int(sol.k[i]), int(sol.venue[i]), opts) for i in range(len(workloads))]
+    rows = base_assumptions(p, a) + [
         Assumption("time_limit_s", time_limit_s, "s", "HiGHS time limit (scipy.optimize.milp option time_limit)"),
         Assumption("mip_rel_gap", mip_rel_gap, "-", "HiGHS relative MIP gap (scipy.optimize.milp option mip_rel_gap)"),
     ]
-    return _plan(p, "optimised", sol.k, sol.venue, p.elig.burst_venue, p.elig.burst_is_spot, p.elig.burst_rate,
-                 reasons, sol.status, sol.gap, sol.seconds, rows)
+    return build_plan(p, "optimised", sol.k, sol.venue, p.elig.burst_venue, p.elig.burst_is_spot, p.elig.burst_rate,
+                      reasons, sol.status, sol.gap, sol.seconds, rows)
 
 
 def baseline_all_on_demand(
@@ -154,15 +154,15 @@ def baseline_all_on_demand(
     2920.0
     """
     a = assumptions or DEFAULT_ASSUMPTIONS
-    p = _prepare(workloads, venues, hours, a, None if demand is None else np.asarray(demand, dtype=float),
-                 horizon_months)
+    p = prepare(workloads, venues, hours, a, None if demand is None else np.asarray(demand, dtype=float),
+                horizon_months)
     od = np.where(p.elig.on_demand, venues.on_demand_eur_per_gpu_hour[None, :], np.inf)
     best = np.argmin(od, axis=1) if venues.n_venues else np.zeros(len(workloads), dtype=int)
     rate = od[np.arange(len(workloads)), best] if venues.n_venues else np.full(len(workloads), np.inf)
     bv = np.where(np.isfinite(rate), best, -1)
     reasons = []
     for i, w in enumerate(workloads):
-        head = _eligibility_summary(w, i, p.elig, venues.n_venues)
+        head = eligibility_summary(w, i, p.elig, venues.n_venues)
         if bv[i] >= 0:
             reasons.append(f"{head}; baseline: all on demand at {venues.venue_id[bv[i]]} ({rate[i]:.2f} EUR/GPU-h)")
         elif p.peak_gpus[i] == 0:
@@ -170,8 +170,8 @@ def baseline_all_on_demand(
         else:
             reasons.append(f"{head}; baseline not possible: no eligible on-demand venue")
     n = len(workloads)
-    return _plan(p, "all_on_demand", np.zeros(n, dtype=np.int64), np.full(n, -1), bv, np.zeros(n, dtype=bool),
-                 rate, reasons, "no solve needed", 0.0, 0.0, _base_assumptions(p, a))
+    return build_plan(p, "all_on_demand", np.zeros(n, dtype=np.int64), np.full(n, -1), bv, np.zeros(n, dtype=bool),
+                      rate, reasons, "no solve needed", 0.0, 0.0, base_assumptions(p, a))
 
 
 def baseline_dedicated_for_peak(
@@ -209,26 +209,26 @@ def baseline_dedicated_for_peak(
     (4, 2920.0)
     """
     a = assumptions or DEFAULT_ASSUMPTIONS
-    p = _prepare(workloads, venues, hours, a, None if demand is None else np.asarray(demand, dtype=float),
-                 horizon_months)
+    p = prepare(workloads, venues, hours, a, None if demand is None else np.asarray(demand, dtype=float),
+                horizon_months)
     n = len(workloads)
     od = np.where(p.elig.on_demand, venues.on_demand_eur_per_gpu_hour[None, :], np.inf)
     best = np.argmin(od, axis=1) if venues.n_venues else np.zeros(n, dtype=int)
     od_rate = od[np.arange(n), best] if venues.n_venues else np.full(n, np.inf)
-    opts = _commit_options(p, "peak")
-    sol = _solve(p, opts, "peak", time_limit_s, mip_rel_gap,
-                 fallback_eur_per_month=od_rate * p.peak_gpus * HOURS_PER_MONTH)
+    opts = commit_options(p, "peak")
+    sol = solve_milp(p, opts, "peak", time_limit_s, mip_rel_gap,
+                     fallback_eur_per_month=od_rate * p.peak_gpus * HOURS_PER_MONTH)
     k = sol.k.copy()
     cv = sol.venue.copy()
     had_option = np.isin(np.arange(n), opts.w)
     reasons = []
     bv = np.full(n, -1)
     for i, w in enumerate(workloads):
-        head = _eligibility_summary(w, i, p.elig, venues.n_venues)
+        head = eligibility_summary(w, i, p.elig, venues.n_venues)
         if p.peak_gpus[i] == 0:
             reasons.append(f"{head}; no demand")
         elif cv[i] >= 0:
-            reasons.append(f"{head}; baseline: {_gpus(k[i])} (peak) committed on {venues.venue_id[cv[i]]} "
+            reasons.append(f"{head}; baseline: {gpus_text(k[i])} (peak) committed on {venues.venue_id[cv[i]]} "
                            f"({venues.commit_rate_eur_per_gpu_hour[cv[i]]:.2f} EUR/GPU-h)")
         elif np.isfinite(od_rate[i]):
             why = ("commitment venues full or dearer than on demand" if had_option[i]
@@ -237,8 +237,8 @@ def baseline_dedicated_for_peak(
                            f"kept on at {venues.venue_id[best[i]]} ({od_rate[i]:.2f} EUR/GPU-h)")
         else:
             reasons.append(f"{head}; baseline not possible: no eligible commitment or on-demand venue")
-    plan = _plan(p, "dedicated_for_peak", k, cv, bv, np.zeros(n, dtype=bool), np.full(n, np.nan), reasons,
-                 sol.status, sol.gap, sol.seconds, _base_assumptions(p, a))
+    plan = build_plan(p, "dedicated_for_peak", k, cv, bv, np.zeros(n, dtype=bool), np.full(n, np.nan), reasons,
+                      sol.status, sol.gap, sol.seconds, base_assumptions(p, a))
     # Peak-sized always-on on-demand fallback: priced here (it is not a commitment venue).
     fixed = []
     for i, pl in enumerate(plan.placements):

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain.geography import EU_EEA_COUNTRY_CODES
 from engine.assumptions import is_missing
-from engine.scoring.matrix import NOT_STATED, DecisionMatrix, _bool_or_none
+from engine.scoring.matrix import NOT_STATED, DecisionMatrix, bool_or_none
 
 
 class Constraints(BaseModel):
@@ -113,7 +113,7 @@ def apply_constraints(
     why: list[list[str]] = [[] for _ in range(n)]
     if constraints.eu_resident_only:
         for i, v in enumerate(column("is_eu_datacenter")):
-            flag = _bool_or_none(v)
+            flag = bool_or_none(v)
             if flag is None:
                 why[i].append("EU data centre: not stated")
             elif not flag:
@@ -173,7 +173,7 @@ def apply_constraints(
     if constraints.exclude_price_outliers and outlier_key in attrs:
         texts = column(outlier_reason_key) if outlier_reason_key in attrs else [None] * n
         for i, v in enumerate(column(outlier_key)):
-            if _bool_or_none(v):
+            if bool_or_none(v):
                 why[i].append(str(texts[i]) if not is_missing(texts[i]) and texts[i] else "price outlier")
     keep = np.array([not w for w in why], dtype=bool)
     return keep, {i: tuple(w) for i, w in enumerate(why) if w}

@@ -70,7 +70,7 @@ def weighted_sum_scores(matrix: npt.ArrayLike, objectives: npt.ArrayLike, weight
     return np.asarray(weights, dtype=float) @ a.T
 
 
-def _topsis_squared_distances(
+def topsis_squared_distances(
     matrix: npt.ArrayLike, objectives: npt.ArrayLike, normalisation: TopsisNormalisation | str
 ) -> tuple[np.ndarray, np.ndarray]:
     """Unweighted squared distances of each value to the ideal and anti-ideal, each shape (n, m)."""
@@ -134,7 +134,7 @@ def topsis_scores(
     >>> np.round(topsis_scores(x, [Objective.MAX] * 3, [0.3, 0.4, 0.3]), 4).tolist()
     [0.5037, 0.6581, 0.7482, 0.334]
     """
-    d_plus, d_minus = _topsis_squared_distances(matrix, objectives, normalisation)
+    d_plus, d_minus = topsis_squared_distances(matrix, objectives, normalisation)
     return topsis_closeness(d_plus, d_minus, np.asarray(weights, dtype=float))
 
 

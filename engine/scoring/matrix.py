@@ -334,7 +334,8 @@ class DecisionMatrix:
         )
 
 
-def _bool_or_none(value: object) -> bool | None:
+def bool_or_none(value: object) -> bool | None:
+    """A catalog flag as True/False; missing or unreadable text (not yes/no/true/false/1/0) as None."""
     if is_missing(value):
         return None
     if isinstance(value, str):

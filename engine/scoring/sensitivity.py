@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.fast import unique_rows
-from engine.scoring.kernels import _topsis_squared_distances, normalise_min_max, topsis_closeness
+from engine.scoring.kernels import normalise_min_max, topsis_closeness, topsis_squared_distances
 from engine.scoring.matrix import Method, TopsisNormalisation
 
 #: Dirichlet concentration c of the weight Monte Carlo [-]: weights are drawn with alpha = c * w, so
@@ -360,7 +360,7 @@ def monte_carlo_weights(
         def score(block: np.ndarray, out: np.ndarray, spare: np.ndarray) -> np.ndarray:  # spare: TOPSIS only
             return np.matmul(block, a_t, out=out)
     else:
-        d_plus, d_minus = _topsis_squared_distances(x, objectives, topsis_normalisation)
+        d_plus, d_minus = topsis_squared_distances(x, objectives, topsis_normalisation)
         first_idx, inverse, mult = unique_rows(np.hstack([d_plus, d_minus]))
         dp_u, dm_u = d_plus[first_idx], d_minus[first_idx]
         n_u = first_idx.size

@@ -110,7 +110,7 @@ _RENT_PARAMS = (
     "price_reserved_eur_per_gpu_hour",
     "reserved_term_months",
 )
-#: Inputs of :func:`compare_options_per_useful_gpu_hour`, in the argument order of :func:`_compare_block`.
+#: Inputs of :func:`compare_options_per_useful_gpu_hour`, in the argument order of :func:`compare_block`.
 COMPARE_PARAMS = ("utilisation_fraction", "horizon_months", *_RENT_PARAMS, *_OWNED_PARAMS)
 
 
@@ -191,7 +191,7 @@ def resale_value_fraction_at(
     return 1.0 - (1.0 - rho) * np.asarray(age_months, dtype=float) / months
 
 
-def _generations(horizon: np.ndarray, life: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def purchases_and_age(horizon: np.ndarray, life: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Purchases :math:`n_p = \\lceil H/M \\rceil` and the age :math:`a = H - (n_p-1) M` at the horizon end."""
     purchases = np.ceil(horizon / life)
     return purchases, horizon - (purchases - 1.0) * life
@@ -204,7 +204,7 @@ def _owned_layers(horizon: np.ndarray, u: np.ndarray, owned: Sequence[np.ndarray
         maintenance, fte, labour, hours, gpus,
     ) = owned
     life = life_months(life_years)
-    purchases, age = _generations(horizon, life)
+    purchases, age = purchases_and_age(horizon, life)
     equipment = server + network + storage
     monthly_rate = np.expm1(np.log1p(rate) / MONTHS_PER_YEAR)
     older = purchases - 1.0
@@ -235,7 +235,7 @@ def _owned_coefficients(horizon: np.ndarray, owned: Sequence[np.ndarray]) -> tup
         maintenance, fte, labour, hours, gpus,
     ) = owned
     life = life_months(life_years)
-    purchases, age = _generations(horizon, life)
+    purchases, age = purchases_and_age(horizon, life)
     equipment = server + network + storage
     older = purchases - 1.0
     monthly_rate = np.expm1(np.log1p(rate) / MONTHS_PER_YEAR)
@@ -439,13 +439,15 @@ def compare_options_per_useful_gpu_hour(**params: npt.ArrayLike) -> dict[str, np
     (4.32, True)
     """
     arrays = take(params, COMPARE_PARAMS, "compare_options_per_useful_gpu_hour")
-    return evaluate_in_blocks(_compare_block, arrays)
+    return evaluate_in_blocks(compare_block, arrays)
 
 
-def _compare_block(
+def compare_block(
     u: np.ndarray, horizon: np.ndarray, price: np.ndarray, decline: np.ndarray, reserved_price: np.ndarray,
     term: np.ndarray, *owned: np.ndarray, costs_only: bool = False
 ) -> dict[str, np.ndarray]:
+    """Cost per useful GPU-hour of each option at utilisation ``u`` (and, unless ``costs_only``, the break-even
+    utilisation of each pair), for a block of horizons."""
     per_u, reserved, _mean = _rent_totals(horizon, price, decline, reserved_price, term)
     fixed, variable = _owned_coefficients(horizon, owned)
     useful = u * HOURS_PER_MONTH * horizon

@@ -15,12 +15,12 @@ from engine.assumptions import Assumption
 from engine.tco.horizon import (
     Option,
     Pair,
-    _generations,
     break_even_utilisation,
     horizon_cost_eur_per_gpu,
     life_months,
     mean_on_demand_price_eur_per_gpu_hour,
     owned_breakdown_eur_per_gpu,
+    purchases_and_age,
     resale_value_fraction_at,
     useful_gpu_hours_per_gpu,
 )
@@ -120,7 +120,7 @@ def evaluate_tco(inputs: TcoInputs | None = None) -> TcoResult:
     available = tuple(o for o, v in totals.items() if math.isfinite(v))
     layers = {k: float(v) * gpus for k, v in owned_breakdown_eur_per_gpu(**params).items()}
     life = float(life_months(inputs.depreciation_years))
-    purchases, age = (float(x) for x in _generations(np.asarray(float(inputs.horizon_months)), np.asarray(life)))
+    purchases, age = (float(x) for x in purchases_and_age(np.asarray(float(inputs.horizon_months)), np.asarray(life)))
     cumulative = {o.value: cumulative_cost_eur(o, **params) for o in Option}
 
     def _first(a: str, b: str) -> float:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.fast import percentiles_linear
-from engine.tco.horizon import COMPARE_PARAMS, Option, Pair, _compare_block, break_even_utilisation
+from engine.tco.horizon import COMPARE_PARAMS, Option, Pair, break_even_utilisation, compare_block
 from engine.tco.inputs import (
     EUROSTAT_ELECTRICITY_H1_2024_FINLAND_EUR_PER_KWH,
     EUROSTAT_ELECTRICITY_H1_2024_IRELAND_EUR_PER_KWH,
@@ -230,7 +230,7 @@ def monte_carlo(
             drawn = _draw(rng, lows, modes, highs, distribution == "triangular", stop - start)
             for row, k in rows:
                 arrays[k] = drawn[row]
-            part = _compare_block(*arrays, costs_only=True)
+            part = compare_block(*arrays, costs_only=True)
             for key, values in samples.items():
                 values[start:stop] = part[key]
     percentiles = {}

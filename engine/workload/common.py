@@ -15,13 +15,14 @@ from engine.workload.offers import OfferArrays
 from engine.workload.results import MissingInput
 
 
-def _check_policy(missing_fabric: str) -> bool:
+def check_policy(missing_fabric: str) -> bool:
+    """Whether the missing-fabric policy assumes the stated defaults; raises ValueError on an unknown policy."""
     if missing_fabric not in MISSING_FABRIC_POLICIES:
         raise ValueError(f"missing_fabric must be one of {MISSING_FABRIC_POLICIES}, got {missing_fabric!r}")
     return missing_fabric == "assume_default"
 
 
-def _missing_code(excluded: np.ndarray, price: np.ndarray, tdp: np.ndarray, grid: np.ndarray) -> np.ndarray:
+def missing_input_code(excluded: np.ndarray, price: np.ndarray, tdp: np.ndarray, grid: np.ndarray) -> np.ndarray:
     """:class:`MissingInput` flags of the priced offers (int8): the sum of each missing input's bit, 0 where
     excluded."""
     code = (np.where(np.isnan(price), MissingInput.PRICE, 0) + np.where(np.isnan(tdp), MissingInput.TDP, 0)
@@ -40,7 +41,7 @@ def first_reason_codes(n: int, masks: Sequence[tuple[int, np.ndarray | bool]]
     return code, flagged, np.where(flagged, np.nan, 0.0)
 
 
-def _effective_tflops(
+def effective_tflops(
     is_fp8_ready: bool, o: OfferArrays, mfu_bf16: float, mfu_fp8: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """FP8 used per offer (supported *and* stack ready) and achieved TFLOP/s = peak x utilisation."""
@@ -52,12 +53,13 @@ def _effective_tflops(
     return uses_fp8, bf16_eff + uses_fp8 * (fp8 * mfu_fp8 - bf16_eff)
 
 
-def _peak_tflops(is_fp8_ready: bool, o: OfferArrays) -> tuple[np.ndarray, np.ndarray]:
+def peak_tflops_used(is_fp8_ready: bool, o: OfferArrays) -> tuple[np.ndarray, np.ndarray]:
     """FP8 used per offer and the peak TFLOP/s at the chosen precision."""
-    uses_fp8, peak = _effective_tflops(is_fp8_ready, o, 1.0, 1.0)
+    uses_fp8, peak = effective_tflops(is_fp8_ready, o, 1.0, 1.0)
     return uses_fp8, peak
 
 
-def _context(policy: str, a: EngineAssumptions, extra: Sequence[Assumption]) -> tuple[Assumption, ...]:
+def assumptions_with_policy(policy: str, a: EngineAssumptions, extra: Sequence[Assumption]) -> tuple[Assumption, ...]:
+    """The assumptions a result reports: the engine's, the missing-fabric policy, then ``extra``."""
     return (*a.table(), Assumption("missing_fabric", policy, "-", "caller's policy for values the catalog does not state"),
             *extra)

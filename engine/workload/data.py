@@ -60,8 +60,10 @@ MIG_PROFILES: tuple[MigProfile, ...] = (
 MIG_PROFILE_BY_NAME: dict[str, MigProfile] = {p.name: p for p in MIG_PROFILES}
 #: The "balanced" layout of NVIDIA mig-parted's default config (E7).
 MIG_BALANCED_LAYOUT: tuple[str, ...] = ("1g.10gb", "1g.10gb", "2g.20gb", "3g.40gb")
-_MIG_COMPUTE_SLICES = 7
-_MIG_MEMORY_SLICES = 8
+#: Compute and memory slices of a MIG-capable 80 GB A100/H100 (MIG User Guide, "Supported MIG Profiles": SMs in
+#: sevenths, memory in eighths, as in :data:`MIG_PROFILES`).
+MIG_COMPUTE_SLICES = 7
+MIG_MEMORY_SLICES = 8
 
 
 def mig_layout_fits(profiles: Sequence[str]) -> bool:
@@ -78,7 +80,7 @@ def mig_layout_fits(profiles: Sequence[str]) -> bool:
     False
     """
     items = sorted((MIG_PROFILE_BY_NAME[p] for p in profiles), key=lambda p: -p.memory_slices)
-    if sum(p.compute_slices for p in items) > _MIG_COMPUTE_SLICES:
+    if sum(p.compute_slices for p in items) > MIG_COMPUTE_SLICES:
         return False
 
     def place(i: int, used: int) -> bool:
@@ -87,7 +89,7 @@ def mig_layout_fits(profiles: Sequence[str]) -> bool:
         p = items[i]
         for start in p.placements:
             mask = ((1 << p.memory_slices) - 1) << start
-            if start + p.memory_slices <= _MIG_MEMORY_SLICES and not used & mask and place(i + 1, used | mask):
+            if start + p.memory_slices <= MIG_MEMORY_SLICES and not used & mask and place(i + 1, used | mask):
                 return True
         return False
 

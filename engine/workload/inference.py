@@ -9,8 +9,14 @@ import numpy as np
 
 from engine import network, power, serving
 from engine.assumptions import Assumption
-from engine.workload.common import _check_policy, _context, _missing_code, _peak_tflops, first_reason_codes
-from engine.workload.data import _MIG_COMPUTE_SLICES, _MIG_MEMORY_SLICES
+from engine.workload.common import (
+    assumptions_with_policy,
+    check_policy,
+    first_reason_codes,
+    missing_input_code,
+    peak_tflops_used,
+)
+from engine.workload.data import MIG_COMPUTE_SLICES, MIG_MEMORY_SLICES
 from engine.workload.inputs import (
     DEFAULT_ASSUMPTIONS,
     EngineAssumptions,
@@ -84,7 +90,7 @@ def price_inference(
     >>> round(1 / float(r.time_per_output_token_s[0]), 1), r.bound_text()[0]
     (108.5, 'memory')
     """
-    assume = _check_policy(missing_fabric)
+    assume = check_policy(missing_fabric)
     a = assumptions
     o = offers
     n_off = o.n_offers
@@ -113,7 +119,7 @@ def price_inference(
     batch = float(svc.batch_size)
     pm = a.power_model()
     with np.errstate(divide="ignore", invalid="ignore"):
-        uses_fp8, peak_tflops = _peak_tflops(svc.is_fp8_ready, o)
+        uses_fp8, peak_tflops = peak_tflops_used(svc.is_fp8_ready, o)
         usable_gb = o.memory_gb * a.inference_memory_usable_fraction
         tp = _replica_tp(W + batch * kv_seq, usable_gb, a.max_tensor_parallel_degree, svc.tensor_parallel_degree)
         kv_cap = serving.kv_capacity_sequences(o.memory_gb, tp, a.inference_memory_usable_fraction, wl)
@@ -155,16 +161,16 @@ def price_inference(
         # MIG: smallest slice that holds a single-GPU replica with its batch (the most instances per GPU):
         # 1g.10gb (1 of 8 memory slices, 7 per GPU), else 1g.20gb (2, 4 per GPU), else 3g.40gb (4, 2).
         replicas_needed = ((W + batch * kv_seq) / 1e9) / usable_gb
-        slices_needed = replicas_needed * _MIG_MEMORY_SLICES
-        has_mig = (o.mig_max_instances >= _MIG_COMPUTE_SLICES) & (replicas_needed <= 1.0)
+        slices_needed = replicas_needed * MIG_MEMORY_SLICES
+        has_mig = (o.mig_max_instances >= MIG_COMPUTE_SLICES) & (replicas_needed <= 1.0)
         c1 = (slices_needed <= 1.0) & has_mig
         c2 = (slices_needed <= 2.0) & has_mig
         c4 = (slices_needed <= 4.0) & has_mig
         mig_code = np.int8(3) * c4.view(np.int8) - np.int8(2) * c2.view(np.int8) - c1.view(np.int8)
         mig_code -= (~c4).view(np.int8)  # -1 = none
         mig_inst = 2.0 * c4 + 2.0 * c2 + 3.0 * c1  # 2 / 4 / 7 instances
-        mig_compute = (3.0 - 2.0 * c2) / _MIG_COMPUTE_SLICES  # 3/7 or 1/7 of the SMs
-        mig_memory = (4.0 - 2.0 * c2 - c1) / _MIG_MEMORY_SLICES  # 4/8, 2/8 or 1/8 of memory bandwidth
+        mig_compute = (3.0 - 2.0 * c2) / MIG_COMPUTE_SLICES  # 3/7 or 1/7 of the SMs
+        mig_memory = (4.0 - 2.0 * c2 - c1) / MIG_MEMORY_SLICES  # 4/8, 2/8 or 1/8 of memory bandwidth
         mig_spec = serving.ReplicaSpec(np.ones(n_off), spec.flops * mig_compute, spec.bytes_per_s * mig_memory,
                                        spec.intra_busbw_gb_per_s, 0.0, overhead)
         mig_tok_s_gpu = mig_inst * serving.full_load(batch, wl, mig_spec).requests_per_s * O
@@ -219,11 +225,11 @@ def price_inference(
             communication_share_fraction=t_tp / t_step + nan_x,
             excluded=excluded,
             exclusion_code=code,
-            missing_code=_missing_code(excluded, o.price_per_gpu_hour, o.tdp_watts, o.grid_intensity_g_per_kwh),
+            missing_code=missing_input_code(excluded, o.price_per_gpu_hour, o.tdp_watts, o.grid_intensity_g_per_kwh),
             assumed_default=assumed_default & ~excluded,
             uses_fp8=uses_fp8 & ~excluded,
             missing_fabric_policy=missing_fabric,
-            assumptions=_context(missing_fabric, a, (
+            assumptions=assumptions_with_policy(missing_fabric, a, (
                 Assumption("target_utilisation_fraction", util, "-", "InferenceService (user assumption)"),
                 Assumption("kv_cache_bytes_per_token", kv_tok, "B", "2 x layers x KV heads x head_dim x bytes (std)"),
                 Assumption("serving_stack", stack.label, "-", stack.calibrated_on),

@@ -14,12 +14,12 @@ from engine.assumptions import Assumption
 from engine.network import IntraNodeKind
 from engine.workload import layout
 from engine.workload.common import (
-    _check_policy,
-    _context,
-    _effective_tflops,
-    _missing_code,
-    _peak_tflops,
+    assumptions_with_policy,
+    check_policy,
+    effective_tflops,
     first_reason_codes,
+    missing_input_code,
+    peak_tflops_used,
 )
 from engine.workload.inputs import (
     BASE_WEIGHT_BYTES,
@@ -166,7 +166,7 @@ def _group_columns(job: TrainingJob, rep: OfferArrays, a: EngineAssumptions, ass
     link = (np.where(mk.inter_bandwidth_missing, a.assumed_inter_link_gbit_per_s_per_gpu,
                      rep.inter_bandwidth_gbit_per_s_per_gpu)
             if assume else rep.inter_bandwidth_gbit_per_s_per_gpu)
-    _, eff = _effective_tflops(job.is_fp8_ready, rep, *mfu)
+    _, eff = effective_tflops(job.is_fp8_ready, rep, *mfu)
     usable = np.where(np.isnan(rep.memory_gb), -1.0, rep.memory_gb * 1e9 * a.training_memory_usable_fraction)
     cols = {
         "eff_flops": eff * 1e12, "usable_bytes": usable, "gpn": gpn,
@@ -185,7 +185,7 @@ def search_layouts(job: TrainingJob, offers: OfferArrays, assumptions: EngineAss
     Returns (chosen, runner-up, any layout fits in memory with TP in one node, any fits in memory), every field
     of shape ``(n_offers,)``.
     """
-    assume = _check_policy(missing_fabric)
+    assume = check_policy(missing_fabric)
     a = assumptions
     j = job_shape(job, a)
     first, inverse = offers.layout_groups
@@ -263,7 +263,7 @@ def price_training(
     >>> round(float(r.gpu_hours[0]), -3), float(r.tensor_parallel_degree[0]), round(float(r.goodput_fraction[0]), 3)
     (193000.0, 4.0, 0.99)
     """
-    assume = _check_policy(missing_fabric)
+    assume = check_policy(missing_fabric)
     a = assumptions
     o = offers
     n_off = o.n_offers
@@ -278,7 +278,7 @@ def price_training(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         best, runner, any_fit, any_mem = search_layouts(job, o, a, missing_fabric)
         tp, pp, dp = best.tp, best.pp, best.dp
-        uses_fp8, peak_tflops = _peak_tflops(job.is_fp8_ready, o)
+        uses_fp8, peak_tflops = peak_tflops_used(job.is_fp8_ready, o)
         t_comp, t_bubble, t_step = best.compute_s, best.bubble_s, best.step_s
         e_tp, e_cp, e_pp, e_dp = best.e_tp, best.e_cp, best.e_pp, best.e_dp
         r = best.flop_factor
@@ -353,11 +353,11 @@ def price_training(
             communication_share_fraction=t_comm / t_step + nan_x,
             excluded=excluded,
             exclusion_code=code,
-            missing_code=_missing_code(excluded, o.price_per_gpu_hour, o.tdp_watts, o.grid_intensity_g_per_kwh),
+            missing_code=missing_input_code(excluded, o.price_per_gpu_hour, o.tdp_watts, o.grid_intensity_g_per_kwh),
             assumed_default=assumed_default & ~excluded,
             uses_fp8=uses_fp8 & ~excluded,
             missing_fabric_policy=missing_fabric,
-            assumptions=_context(missing_fabric, a, (
+            assumptions=assumptions_with_policy(missing_fabric, a, (
                 Assumption("gradient_bytes_per_param", job.gradient_bytes_per_param, "B", "TrainingJob"),
                 Assumption("n_layers, d_model", f"{n_layers:g}, {h:g}", "-",
                            "TrainingJob" if job.n_layers and job.d_model else "estimated from N (h/L = 128)"),

@@ -31,7 +31,7 @@ def _rows(wb, sheet):
 
 
 def _page_inference(scenario: Scenario):
-    from ui.workload_view import price_workload
+    from ui.workload_pricing import price_workload
 
     priced = price_workload(scenario.workload.model_copy(update={"mode": "inference"}), scenario.display.usd_per_eur)
     return priced.ranked.iloc[0]

@@ -122,7 +122,7 @@ def test_by_default_no_commitment_lands_on_a_stale_or_unstated_offer(catalog_pat
 def test_with_the_toggle_inference_goes_only_where_the_workload_page_prices_its_service(catalog_path):
     """Issue 29 item 5: 70B serving (the Workload page's inference service) is never placed on an offer its
     engine cannot price (Seeweb's L4 before), once the user asks for it."""
-    from ui.workload_view import price_workload
+    from ui.workload_pricing import price_workload
 
     at = open_page("app_pages/placement.py")
     scenario = at.session_state["scenario"]

@@ -1,4 +1,4 @@
-"""`make load`'s edit plan (bench/load_test.py::plan_edits) does not depend on the date or on the seed's order.
+"""`make load`'s edit plan (bench/load/plan.py::plan_edits) does not depend on the date or on the seed's order.
 
 On 2026-12-03 the old plan (Prices grid rows 0..4, whatever they held) stopped `make load` before any browser
 started ("the first Prices grid rows would move after a save"): the rows were chosen by grid position, and a
@@ -14,7 +14,8 @@ import shutil
 import pandas as pd
 import pytest
 
-from bench.load_test import FILTER_EUR, PricesSnapshot, plan_edits, providers_page_default_filter
+from bench.load.config import FILTER_EUR
+from bench.load.plan import PricesSnapshot, plan_edits, providers_page_default_filter
 from catalog.models import ChangeSet, Editor
 from catalog.store import CatalogStore, OfferFilter
 from engine.money import DEFAULT_USD_PER_EUR

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.load_test import LoadConfig, format_report, run_load_test
+from bench.load.config import LoadConfig
+from bench.load.report import format_report
+from bench.load.run import run_load_test
 
 pytestmark = pytest.mark.e2e
 

@@ -6,7 +6,9 @@ not part of `make test`."""
 
 from concurrent.futures import ThreadPoolExecutor
 
-from bench.load_test import LoadConfig, format_report, run_load_test
+from bench.load.config import LoadConfig
+from bench.load.report import format_report
+from bench.load.run import run_load_test
 
 PAGES_WITH_AN_INPUT = ("providers", "tco", "workload", "scoring")
 

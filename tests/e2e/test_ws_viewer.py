@@ -12,7 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bench.load_test import TCO_HEADLINE, LoadConfig, Report, WsViewer
+from bench.load.config import TCO_HEADLINE, LoadConfig, Report
+from bench.load.viewers import WsViewer
 from bench.ws_viewer import ProtocolViewer
 from tests.e2e.conftest import free_port, start_server
 from ui.scenario import ClientBrief

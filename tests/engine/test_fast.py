@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bench import fast_plain
 from engine import fast
-from engine.workload.common import _missing_code, first_reason_codes
+from engine.workload.common import first_reason_codes, missing_input_code
 
 SEEDS = range(5)
 
@@ -90,7 +90,7 @@ def test_first_reason_codes_keep_the_lowest_applicable_code_by_hand():
 def test_missing_codes_sum_the_bits_of_what_is_missing_and_are_0_where_excluded():
     nan = np.nan
     price, tdp, grid = np.array([nan, 1, 1, nan]), np.array([nan, nan, 1, 1]), np.array([1, nan, 1, nan])
-    code = _missing_code(np.array([False, False, False, True]), price, tdp, grid)
+    code = missing_input_code(np.array([False, False, False, True]), price, tdp, grid)
     from engine.workload.results import MissingInput as M
     assert code.tolist() == [M.PRICE + M.TDP, M.TDP + M.GRID_INTENSITY, 0, 0] and code.dtype == np.int8
 

@@ -69,7 +69,7 @@ def test_only_an_editor_sees_the_promotion_and_it_writes_through_the_page(store)
     at = sign_in(new_session(PASSWORD_SECRETS), "alice", PASSWORD)
     at.query_params["ws"] = ws
     at.switch_page("app_pages/workshop.py").run()
-    from ui.workshop import WORKSPACE_KEY
+    from ui.quotes import WORKSPACE_KEY
 
     at.session_state[WORKSPACE_KEY] = ws  # the link is read on a session's first run; sign-in came first here
     at.run()
