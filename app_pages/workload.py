@@ -61,7 +61,8 @@ if not priced.ranked.empty:
             st.caption(view.breakdown_caption(row))
         else:
             sweep = batch_sweep(section, display.usd_per_eur, offer_id)
-            st.plotly_chart(charts.batching_tradeoff(sweep, section.inference.batch_size, section.latency_target_s),
+            current = int(row["concurrency"]) if section.batch_auto else section.inference.batch_size
+            st.plotly_chart(charts.batching_tradeoff(sweep, current, section.latency_target_s),
                             width="stretch", key="wl_batching")
             st.caption(view.inference_caption(row))
     x_title, y_title = view.axis_titles(priced, display)

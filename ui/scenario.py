@@ -170,6 +170,9 @@ class WorkloadSection(BaseModel):
     missing_fabric: Literal["exclude", "assume_default"] = "exclude"
     price_type: Literal["on-demand", "spot", "reserved", "reserved-1y", "reserved-3y", "cheapest"] = "on-demand"
     tokens_per_day: float = Field(default=100e6, gt=0, le=1e15, description="generated tokens per day [-]")
+    # True: per offer, the cheapest concurrency cap (up to vLLM's default 256) within the latency target
+    # (engine.workload.price_inference_within_latency); False: the typed batch size on every offer.
+    batch_auto: bool = True
     latency_target_s: float = Field(default=10.0, gt=0, le=3600, description="request latency target [s]")
     # Reliability and power overrides of the engine defaults (engine.goodput, engine.power; issue #17)
     failures_per_million_gpu_hours: float = Field(

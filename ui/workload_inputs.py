@@ -85,7 +85,7 @@ def _widget_values(s: WorkloadSection) -> dict[str, object]:
         "_wl_i_stack": i.serving_stack, "_wl_i_kv": i.kv_cache_bytes_per_element,
         "_wl_i_prompt": i.prompt_tokens, "_wl_i_output": i.output_tokens, "_wl_i_batch": i.batch_size,
         "_wl_i_util_pct": i.target_utilisation_fraction * 100.0, "_wl_i_tokens_day_m": s.tokens_per_day / 1e6,
-        "_wl_i_latency_s": s.latency_target_s,
+        "_wl_i_latency_s": s.latency_target_s, "_wl_i_batch_auto": s.batch_auto,
     }
 
 
@@ -236,8 +236,13 @@ def _inference_fields() -> None:
     d = st.columns(4)
     d[0].number_input("Prompt tokens per request", min_value=1, step=100, key="_wl_i_prompt")
     d[1].number_input("Output tokens per request", min_value=1, step=50, key="_wl_i_output")
-    d[2].number_input("Batch size (sequences in flight)", min_value=1, step=8, key="_wl_i_batch",
-                      help="Bigger batches raise throughput per GPU and lengthen each request.")
+    with d[2]:
+        auto = st.toggle("Batch: cheapest within the latency target", key="_wl_i_batch_auto",
+                         help="On (default): per offer, the concurrency cap an operator would set: the cheapest of 1 "
+                              "to 256 sequences in flight (vLLM's default --max-num-seqs) whose requests meet the "
+                              "latency target. Off: the batch size you type, on every offer.")
+        st.number_input("Batch size (sequences in flight)", min_value=1, step=8, key="_wl_i_batch", disabled=auto,
+                        help="Bigger batches raise throughput per GPU and lengthen each request.")
     d[3].toggle("FP8-ready serving stack", key="_wl_i_fp8", help="Compute in FP8 where the GPU has an FP8 peak.")
     e = st.columns(4)
     e[0].selectbox("Serving stack", list(SERVING_STACK_LABEL), format_func=SERVING_STACK_LABEL.get, key="_wl_i_stack",
@@ -290,7 +295,7 @@ def _read(current: WorkloadSection, mode: str, scope: OfferScope | None = None,
     ss = st.session_state
     preset = ss["_wl_preset"]
     training, inference = current.training.model_dump(), current.inference.model_dump()
-    tokens_per_day, latency_target_s = current.tokens_per_day, current.latency_target_s
+    tokens_per_day, latency_target_s, batch_auto = current.tokens_per_day, current.latency_target_s, current.batch_auto
     reliability = dict(failures_per_million_gpu_hours=current.failures_per_million_gpu_hours,
                        restart_s=current.restart_s, pue_ratio=float(ss["_wl_pue"]))
     if mode == "training":
@@ -328,10 +333,12 @@ def _read(current: WorkloadSection, mode: str, scope: OfferScope | None = None,
             target_utilisation_fraction=ss["_wl_i_util_pct"] / 100.0,
         )
         tokens_per_day, latency_target_s = ss["_wl_i_tokens_day_m"] * 1e6, ss["_wl_i_latency_s"]
+        batch_auto = bool(ss.get("_wl_i_batch_auto", current.batch_auto))
     computed = current.computed_modes if mode == current.mode else tuple(sorted({*current.computed_modes, current.mode}))
     return WorkloadSection.model_validate(dict(
         mode=mode, computed_modes=computed, preset=preset, training=training, inference=inference, missing_fabric=ss["_wl_policy"],
-        price_type=ss["_wl_price"], tokens_per_day=tokens_per_day, latency_target_s=latency_target_s, **reliability,
+        price_type=ss["_wl_price"], tokens_per_day=tokens_per_day, latency_target_s=latency_target_s,
+        batch_auto=batch_auto, **reliability,
         scope=(scope or current.scope).model_dump(), residency=(residency or current.residency).model_dump(),
     ))
 

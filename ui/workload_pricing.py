@@ -21,6 +21,7 @@ from engine.workload import (
     EngineAssumptions,
     OfferArrays,
     price_inference,
+    price_inference_within_latency,
     price_training,
 )
 from engine.workload.layout import describe as describe_layout
@@ -118,7 +119,8 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
         sort_by, ascending = ["cost_eur"], [True]
     else:
         svc = s.inference
-        r = price_inference(svc, o, a, missing_fabric=s.missing_fabric)
+        r = (price_inference_within_latency(svc, o, s.latency_target_s, a, missing_fabric=s.missing_fabric)
+             if s.batch_auto else price_inference(svc, o, a, missing_fabric=s.missing_fabric))
         tp = r.tensor_parallel_degree
         replicas = np.ceil(s.tokens_per_day / (86400.0 * svc.target_utilisation_fraction * r.tokens_per_s_per_gpu * tp))
         defaults = _defaults_used(frame, o, r.assumed_default, tp > 1, np.zeros(len(frame), bool), tp > 1)
@@ -130,6 +132,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
             # what the client pays per million tokens: paid GPU-hours (whole replicas, 24 h) / tokens served
             cost_eur_per_million_tokens_at_volume=replicas * tp * 24.0 * o.price_eur_per_gpu_hour / (s.tokens_per_day / 1e6),
             meets_latency_target=r.request_latency_s <= s.latency_target_s,
+            concurrency=r.concurrency,  # sequences in flight per replica (the searched cap, or the typed batch)
         )
         sort_by, ascending = ["meets_latency_target", "cost_eur"], [False, True]
     reason = r.exclusion_text()

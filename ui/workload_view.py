@@ -110,16 +110,24 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
     if cheap.meets_latency_target:
         text = (f"**Cheapest within the {target:g} s latency target:** {_name(cheap)} at **{money(cheap.cost_eur, display)} "
                 f"per million tokens** ({cheap.request_latency_s:.1f} s per request, {cheap.tensor_parallel_degree:.0f} "
-                f"GPU{'s' if cheap.tensor_parallel_degree > 1 else ''} per replica). {section.tokens_per_day / 1e6:,.0f}M tokens a day take "
+                f"GPU{'s' if cheap.tensor_parallel_degree > 1 else ''} per replica, {cheap.concurrency:.0f} "
+                f"sequence{'s' if cheap.concurrency != 1 else ''} in flight{batch_note(section)}). {section.tokens_per_day / 1e6:,.0f}M tokens a day take "
                 f"{cheap.gpus_needed:,.0f} GPUs: **{money(cheap.cost_eur_per_day, display, 0)} per day**, "
                 f"**{money(cheap.cost_eur_per_million_tokens_at_volume, display)} per million tokens at your volume** "
                 f"(paid GPU-hours ÷ tokens served; {money(cheap.cost_eur, display)} at {load_text(section)}). ")
     else:
-        text = (f"**No offer meets the {target:g} s latency target at batch {section.inference.batch_size}:** lower the "
-                f"batch size or raise the target. Cheapest anyway: {_name(cheap)} at {money(cheap.cost_eur, display)} "
+        at = "at any batch of 1 to 256" if section.batch_auto else f"at batch {section.inference.batch_size}"
+        fix = "raise the target or shorten the requests" if section.batch_auto else "lower the batch size or raise the target"
+        text = (f"**No offer meets the {target:g} s latency target {at}:** {fix}. Cheapest anyway: {_name(cheap)} at {money(cheap.cost_eur, display)} "
                 f"per million tokens. ")
     text += f"**Lowest latency:** {_name(fast)}, {fast.request_latency_s:.1f} s at {money(fast.cost_eur, display)} per million tokens."
     return f"{text}{_stale_note(pd.DataFrame([cheap, fast]))}{_outlier_note(pd.DataFrame([cheap, fast]))}\n\n{counts}"
+
+
+def batch_note(section: WorkloadSection) -> str:
+    """How the concurrency cap was set, for the verdict."""
+    return (": the cheapest cap within the latency target" if section.batch_auto
+            else f": your batch size {section.inference.batch_size}")
 
 
 def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
@@ -229,6 +237,9 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
             "meets_latency_target": st.column_config.CheckboxColumn(f"≤ {section.latency_target_s:g} s"),
             "tokens_per_s_per_gpu": st.column_config.NumberColumn("Tokens/s per GPU", format="%,.0f"),
             "tensor_parallel_degree": st.column_config.NumberColumn("GPUs per replica", format="%d"),
+            "concurrency": st.column_config.NumberColumn(
+                "Sequences in flight", format="%d", help="Per replica: the cheapest cap within the latency target "
+                "(batch search on) or your batch size, lowered where the KV cache holds fewer"),
             "gpu_hours": st.column_config.NumberColumn("GPU-h per M tokens", format="%.2f"),
             "energy_kwh": st.column_config.NumberColumn("kWh per M tokens", format="%.2f",
                                                         help="All-in: GPU + server's non-GPU share, x PUE"),

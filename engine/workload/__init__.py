@@ -78,7 +78,9 @@ from engine.workload.data import (
     mig_max_instances,
 )
 from engine.workload.inference import (
+    BATCH_SEARCH_SIZES,
     price_inference,
+    price_inference_within_latency,
 )
 from engine.workload.inputs import (
     DEFAULT_ASSUMPTIONS,
@@ -149,4 +151,6 @@ __all__ = [
     "hfu_from_mfu",
     "price_training",
     "price_inference",
+    "price_inference_within_latency",
+    "BATCH_SEARCH_SIZES",
 ]

@@ -5,6 +5,8 @@ Part of :mod:`engine.workload`; the model and the references [n] are in its docs
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from engine import network, power, serving
@@ -259,3 +261,63 @@ def price_inference(
             mig_tokens_per_s_per_gpu=mig_tok_out,
             mig_cost_per_million_tokens=o.price_per_gpu_hour * (1e6 / (3600.0 * util)) / mig_tok_out,
         )
+
+
+#: Concurrency caps (sequences in flight per replica) the batch search tries: powers of two up to vLLM's default
+#: ``--max-num-seqs`` of 256 (vLLM engine arguments, https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html).
+BATCH_SEARCH_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+def price_inference_within_latency(
+    service: InferenceService,
+    offers: OfferArrays,
+    latency_target_s: float,
+    assumptions: EngineAssumptions = DEFAULT_ASSUMPTIONS,
+    missing_fabric: MissingFabricPolicy = "exclude",
+    batch_sizes: tuple[int, ...] = BATCH_SEARCH_SIZES,
+) -> InferenceResult:
+    """:func:`price_inference` with the concurrency cap an operator would set on each offer, not a fixed one.
+
+    An operator raises ``max_num_seqs`` while requests still finish within the latency target: per offer, the cap
+    (of ``batch_sizes``) with the lowest cost per million tokens among those whose mean request latency meets
+    ``latency_target_s`` (the larger cap on a tie); where none meets it, the cap with the lowest latency. The
+    service's own ``batch_size`` is ignored. One engine call per cap, each vectorised over the offers; the chosen
+    cap per offer is in ``concurrency`` (capped further by the KV cache, as in :func:`price_inference`).
+
+    Examples
+    --------
+    >>> from engine.adapters import offer_arrays_from_records
+    >>> o = offer_arrays_from_records([{"price_eur_per_gpu_hour": 2.5, "bf16_dense_tflops": 989.5,
+    ...     "fp8_dense_tflops": 1979.0, "memory_gb": 80.0, "memory_bandwidth_tbps": 3.35, "tdp_watts": 700.0,
+    ...     "gpus_per_node": 8, "intra_node": "NVLink-NVSwitch", "nvlink_gbps_bidirectional": 900.0}])
+    >>> svc = InferenceService.from_preset("llama-3-8b", prompt_tokens=500, output_tokens=200, batch_size=1)
+    >>> loose, tight = (price_inference_within_latency(svc, o, t) for t in (60.0, 2.0))
+    >>> bool(loose.concurrency[0] > tight.concurrency[0]), bool(tight.request_latency_s[0] <= 2.0)
+    (True, True)
+    """
+    if not batch_sizes:
+        raise ValueError("batch_sizes must name at least one concurrency cap")
+    runs = [price_inference(service.model_copy(update={"batch_size": int(b)}), offers, assumptions, missing_fabric)
+            for b in batch_sizes]
+    latency = np.stack([np.where(np.isnan(r.request_latency_s), np.inf, r.request_latency_s) for r in runs])
+    cost = np.stack([r.cost_per_million_tokens for r in runs])
+    meets = latency <= latency_target_s
+    score = np.where(meets & ~np.isnan(cost), cost, np.inf)
+    last = len(runs) - 1
+    cheapest_meeting = last - np.argmin(score[::-1], axis=0)  # the larger cap on a tie
+    fastest = np.argmin(latency, axis=0)
+    pick = np.where(np.isfinite(score).any(axis=0), cheapest_meeting, fastest)
+    cols = np.arange(pick.size)
+    values: dict[str, object] = {}
+    for f in dataclasses.fields(runs[0]):
+        first = getattr(runs[0], f.name)
+        if isinstance(first, np.ndarray) and first.shape == pick.shape:
+            values[f.name] = np.stack([getattr(r, f.name) for r in runs])[pick, cols]
+        else:
+            values[f.name] = first
+    note = Assumption("batch_size", f"searched: {', '.join(str(b) for b in batch_sizes)}", "sequences",
+                      "the cheapest concurrency cap per offer whose mean request latency meets the target "
+                      f"({latency_target_s:g} s); caps up to vLLM's default --max-num-seqs 256 (docs.vllm.ai "
+                      "engine arguments)")
+    values["assumptions"] = (*runs[0].assumptions, note)
+    return dataclasses.replace(runs[0], **values)

@@ -102,9 +102,30 @@ def test_inference_mode_ranks_by_cost_per_million_tokens(at):
     assert meets["cost_eur"].is_monotonic_increasing
     assert (table["gpus_needed"] >= table["tensor_parallel_degree"]).all()
     assert any("per million tokens" in m.value for m in at.markdown)
+    at.toggle(key="_wl_i_batch_auto").set_value(False).run()  # the typed batch size on every offer
     at.number_input(key="_wl_i_batch").set_value(1).run()
     assert not at.exception
     assert (ranking(at)["request_latency_s"].min() < table["request_latency_s"].min())
+
+
+def test_the_batch_search_is_never_dearer_than_the_typed_batch_within_the_latency_target(at):
+    """#26 serving: an operator raises the concurrency cap while requests meet the latency target. With the search
+    on (default), each offer's cost per million tokens is at most its cost at the typed batch (16, one of the caps
+    tried) wherever that batch meets the target, and every offer reported as meeting the target does."""
+    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    assert at.session_state["scenario"].workload.batch_auto
+    searched = ranking(at)
+    at.toggle(key="_wl_i_batch_auto").set_value(False).run()
+    assert not at.exception and not at.session_state["scenario"].workload.batch_auto
+    typed = ranking(at)
+    target = at.session_state["scenario"].workload.latency_target_s
+    both = typed.index[typed["meets_latency_target"].astype(bool)].intersection(searched.index)
+    assert len(both) > 0
+    assert (searched.loc[both, "cost_eur"] <= typed.loc[both, "cost_eur"] * (1 + 1e-9)).all()
+    assert (searched.loc[both, "cost_eur"] < typed.loc[both, "cost_eur"] * 0.99).any()  # the search buys something
+    ok = searched[searched["meets_latency_target"].astype(bool)]
+    assert (ok["request_latency_s"] <= target).all() and (ok["concurrency"] >= 1).all()
+    assert (typed["concurrency"] <= 16).all() and (searched["concurrency"] > 16).any()
 
 
 def test_preset_fills_the_model_and_inputs_survive_a_page_change(at):
@@ -363,6 +384,7 @@ def test_serving_stack_and_kv_precision_change_the_cost_per_million_tokens(at):
     """#26: vLLM pays a fixed time per layer and step that TensorRT-LLM does not; an FP8 KV cache fits more
     sequences, so cost per million tokens falls."""
     at.segmented_control(key="_wl_mode").set_value("inference").run()
+    at.toggle(key="_wl_i_batch_auto").set_value(False).run()  # fixed batches: the effect of the stack alone
     at.number_input(key="_wl_i_batch").set_value(1).run()
     vllm = ranking(at)
     at.selectbox(key="_wl_i_stack").set_value("tensorrt_llm").run()
