@@ -719,14 +719,14 @@ def _host_and_provider() -> Venues:
     ({"kind": "development"}, "host"),  # the cheap development tier
 ])
 def test_marketplace_host_takes_only_tolerant_or_development_work(update, expected):
-    w = Workload(name="w", mean_gpus=2, peak_gpus=2).model_copy(update=update)
-    plan = place_portfolio([Workload.model_validate(w.model_dump())], _host_and_provider(), hours=168)
+    w = Workload(name="w", mean_gpus=2, peak_gpus=2, **update)
+    plan = place_portfolio([w], _host_and_provider(), hours=168)
     assert plan.placements[0].burst_venue_id == expected
     # Without the flag (the user's opt-in: the caller passes no host ids) the cheaper host wins for every workload.
     flat = _host_and_provider()
     flat = Venues.from_records([{"venue_id": v, "on_demand_eur_per_gpu_hour": r, "is_eu_datacenter": True}
                                 for v, r in zip(flat.venue_id, flat.on_demand_eur_per_gpu_hour, strict=True)])
-    assert place_portfolio([Workload.model_validate(w.model_dump())], flat, hours=168).placements[0].burst_venue_id == "host"
+    assert place_portfolio([w], flat, hours=168).placements[0].burst_venue_id == "host"
 
 
 def test_only_marketplace_hosts_is_infeasible_for_production_with_the_reason():
