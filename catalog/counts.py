@@ -57,9 +57,24 @@ def stale_dates(dates: pd.Series, today: dt.date | None = None) -> pd.Series:
     return pd.Series(out, index=dates.index, dtype="boolean")
 
 
+def _date_column(offers: pd.DataFrame, name: str) -> pd.Series:
+    """:func:`_date` of every row of one column, vectorised (NaT where missing or not a date)."""
+    if name not in offers.columns:
+        return pd.Series(pd.NaT, index=offers.index, dtype="datetime64[ns]")
+    text = offers[name].astype("string").str.slice(0, 10)
+    return pd.to_datetime(text, format="ISO8601", errors="coerce")
+
+
 def stale_price_mask(offers: pd.DataFrame, today: dt.date | None = None) -> np.ndarray:
-    """Which offers' price is stale (bool array, one per row): the one definition of a stale price."""
-    return np.asarray([is_stale_age(price_age_days(r, today)) for r in offers.to_dict("records")], dtype=bool)
+    """Which offers' price is stale (bool array, one per row): the one definition of a stale price
+    (:func:`price_date` and :func:`is_stale_age`, vectorised over the rows: this runs on every page's rerun)."""
+    if offers.empty:
+        return np.zeros(0, dtype=bool)
+    when = _date_column(offers, "price_retrieved_at")
+    for fallback in ("as_of_date", "as_of"):
+        when = when.fillna(_date_column(offers, fallback))
+    days = (pd.Timestamp(today or dt.date.today()) - when).dt.days
+    return (days > STALE_AFTER_DAYS).fillna(False).to_numpy(dtype=bool)
 
 
 def providers_with_offers(offers: pd.DataFrame) -> int:

@@ -301,3 +301,21 @@ def test_a_catalog_built_before_provider_facts_gets_the_table_on_a_writable_open
         assert len(upgraded.table("offers")) == len(load_seed().offers)  # nothing else touched
     with CatalogStore(path, read_only=True) as again:
         assert again._has_table("provider_facts")
+
+
+def test_the_vectorised_stale_mask_is_the_per_row_rule(store):
+    """catalog.counts.stale_price_mask runs on every page's rerun, vectorised (#31); it must say exactly what the
+    per-row definition (price_date: the price's retrieval date, else the offer's as_of_date, else as_of; then
+    is_stale_age) says, on the seed at three dates and on edge rows."""
+    import numpy as np
+
+    from catalog.counts import is_stale_age, price_age_days, stale_price_mask
+
+    edge = pd.DataFrame({"price_retrieved_at": ["2026", "2026-05", None, "not a date", None, "2020-01-31T10:00"],
+                         "as_of_date": [None, None, pd.Timestamp("2021-03-01"), None, None, None],
+                         "as_of": [None, None, None, "2019-07", None, None]})
+    for frame in (offers(store), edge):
+        for day in (TODAY, dt.date(2025, 6, 1), dt.date(2027, 3, 1)):
+            per_row = np.asarray([is_stale_age(price_age_days(r, day)) for r in frame.to_dict("records")])
+            assert stale_price_mask(frame, day).tolist() == per_row.tolist()
+    assert stale_price_mask(edge, TODAY).tolist() == [True, True, True, True, False, True]
