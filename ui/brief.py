@@ -263,12 +263,23 @@ def provider_differences(brief: ClientBrief) -> list[Difference]:
 # --------------------------------------------------------------------------------------------------
 
 
+@st.cache_data(ttl=600, max_entries=64, show_spinner=False)
+def _banner_counts(_catalog, key: tuple, brief_json: str) -> tuple[str, str | None]:
+    """The banner's counts line and its 'nothing meets the brief' message: the same for every rerun of every page
+    until the catalog, the viewer's prices, the day or the brief change (``key`` holds the first three; #31)."""
+    from ui import catalog_counts
+
+    brief = ClientBrief.model_validate_json(brief_json)
+    counts = catalog_counts.catalog_counts(_catalog, brief, key[-1])
+    return catalog_counts.banner_line(counts), brief_scope.nothing_meets_message(_catalog, brief)
+
+
 def draw_banner(page: str, differences: list[Difference]) -> None:
     """The brief in one line, this page's differences from it, the brief's items the page does not apply and why,
     a button to apply the brief here, and, when no catalog offer meets the brief, the nearest alternatives
     (:mod:`ui.brief_scope`, the same on every page)."""
-    from ui import catalog_counts
     from ui.catalog import offers
+    from ui.quotes import catalog_key
 
     scenario = get_scenario()
     brief = scenario.brief
@@ -284,8 +295,8 @@ def draw_banner(page: str, differences: list[Difference]) -> None:
             right.button("Use the brief here", key=f"brief_apply_{page}", on_click=use_brief,
                          kwargs={"pages": (page,)})
         catalog = offers(None, scenario.display.usd_per_eur)
-        st.caption(catalog_counts.banner_line(catalog_counts.catalog_counts(catalog, brief)))
-        message = brief_scope.nothing_meets_message(catalog, brief)
+        line, message = _banner_counts(catalog, catalog_key(scenario.display.usd_per_eur), brief.model_dump_json())
+        st.caption(line)
         if message:
             st.warning(message, icon=":material/search_off:")
 

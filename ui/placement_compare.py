@@ -170,6 +170,13 @@ def feasible_keys(c: StrategyComparison) -> list[str]:
     return sorted(keys, key=lambda k: (k != c.recommended, keys.index(k)))
 
 
+@st.cache_data(ttl=600, max_entries=32, show_spinner=False)
+def _unknown_capacity(_catalog: pd.DataFrame, key: tuple, settings_json: str) -> int:
+    """How many venues state no capacity (cached per catalog version and settings: it is the same every rerun)."""
+    s = PlacementSection.model_validate_json(settings_json)
+    return int(np.isinf(build_venues(venue_frame(_catalog, s.scope, s.residency)[0], s).capacity_gpus).sum())
+
+
 def draw(section: PlacementSection, catalog: pd.DataFrame, display: DisplaySettings) -> None:
     """The whole section: inputs, table, recommendation and the ramp chart."""
     st.subheader("Private or public core: four ways compared")
@@ -191,7 +198,7 @@ def draw(section: PlacementSection, catalog: pd.DataFrame, display: DisplaySetti
         pick = st.radio("Ramp of", keys, horizontal=True, key=f"{K}_ramp",
                         format_func=lambda k: c.result(k).label)
         st.plotly_chart(ramp_chart(c, pick or keys[0], catalog, display), width="stretch", key="plc_ramp")
-    unknown = np.isinf(build_venues(venue_frame(catalog, section.scope, section.residency)[0], section).capacity_gpus)
-    if unknown.any():
-        st.caption(f":material/help: Capacity not stated for {int(unknown.sum())} offers: the plan takes them as "
+    unknown = _unknown_capacity(catalog, catalog_key(display.usd_per_eur), section.model_dump_json())
+    if unknown:
+        st.caption(f":material/help: Capacity not stated for {unknown} offers: the plan takes them as "
                    "unlimited. Cap a venue under *Venue settings* above.")

@@ -381,9 +381,19 @@ def solve(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) 
 # --------------------------------------------------------------------------------------------------
 
 
+_LAST_LABELS: tuple[pd.DataFrame | None, dict[str, str]] = (None, {})
+
+
 def venue_labels(catalog: pd.DataFrame) -> dict[str, str]:
-    """offer_id -> 'provider · GPU · n GPUs · region' (node sizes and regions read differently)."""
-    return dict(zip(catalog["offer_id"], offer_scope.picker_labels(catalog, flags=False), strict=True))
+    """offer_id -> 'provider · GPU · n GPUs · region' (node sizes and regions read differently). The page asks
+    for the labels of the same catalog frame five times a rerun: the last frame's labels are kept (by identity:
+    the frame object is held, so its id cannot be reused by another; issue #31)."""
+    frame, labels = _LAST_LABELS
+    if frame is catalog:
+        return labels
+    labels = dict(zip(catalog["offer_id"], offer_scope.picker_labels(catalog, flags=False), strict=True))
+    globals()["_LAST_LABELS"] = (catalog, labels)
+    return labels
 
 
 def readable(text: str, labels: dict[str, str]) -> str:
@@ -393,8 +403,9 @@ def readable(text: str, labels: dict[str, str]) -> str:
     return text
 
 
-def _where(catalog: pd.DataFrame, ids: list[str | None]) -> str:
-    rows = catalog.set_index("offer_id").loc[[i for i in ids if i]]
+def _where(by_id: pd.DataFrame, ids: list[str | None]) -> str:
+    """Data location of the venues ``ids`` (``by_id``: the catalog's residency columns indexed by offer id)."""
+    rows = by_id.loc[[i for i in ids if i]]
     if rows.empty:
         return "—"
     eu_dc = rows["is_eu_datacenter"].fillna(False).astype(bool).all()
@@ -404,6 +415,7 @@ def _where(catalog: pd.DataFrame, ids: list[str | None]) -> str:
 
 def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) -> tuple[pd.DataFrame, dict]:
     labels = venue_labels(catalog)
+    by_id = catalog[["offer_id", "is_eu_datacenter", "parent_jurisdiction"]].set_index("offer_id")
     rows = []
     for pl in solved.plan.placements:
         source = solved.estimate_source.get(pl.committed_venue_id, "")
@@ -418,7 +430,7 @@ def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) 
             "Commit rate": pl.committed_rate_eur_per_gpu_hour, "Burst at": burst,
             "Burst GPU-h/month": pl.burst_gpu_hours_per_month, "Monthly cost": pl.cost_eur_per_month,
             "Committed use": pl.committed_utilisation_fraction,
-            "Data location": _where(catalog, [pl.committed_venue_id, pl.burst_venue_id if pl.burst_gpu_hours_per_month
+            "Data location": _where(by_id, [pl.committed_venue_id, pl.burst_venue_id if pl.burst_gpu_hours_per_month
                                               > 0 or not pl.committed_gpus else None]),
             "Reason": readable(pl.reason, labels),
             "committed_offer_id": pl.committed_venue_id, "burst_offer_id": pl.burst_venue_id,
