@@ -16,8 +16,11 @@ lives in ``catalog_meta`` as in the DuckDB file and upgrades are the steps of :d
   DataFrame types (issue #21 allows it: "analytics-heavy reads can stay in DuckDB over a snapshot").
 * Workshop reads (workspaces, scenarios, votes) go to PostgreSQL directly: they are not versioned.
 
-A lost connection (PostgreSQL restarted) raises :class:`~catalog.errors.CatalogUnavailableError`; the next
-call reconnects, so the app recovers without a restart.
+Connections come from one small :class:`psycopg_pool.ConnectionPool` per store (one store per replica process):
+each is checked on checkout (``check``), so a connection that died with a PostgreSQL restart is replaced before
+a statement runs on it; a lost connection the pool cannot replace raises
+:class:`~catalog.errors.CatalogUnavailableError` after :data:`POOL_WAIT_S`, and the next call gets a new one, so
+the app recovers without a restart. Logs and errors name the database by :func:`redact` only.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import datetime as dt
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -114,15 +117,59 @@ def _unavailable(url: str, exc: Exception, then: str) -> CatalogUnavailableError
 
 
 def _connect(url: str, *, autocommit: bool = True) -> Any:
+    """One connection outside the pool (building, opening: it fails at once when nothing listens)."""
     import psycopg
 
     try:
-        return psycopg.connect(url, autocommit=autocommit, connect_timeout=5)
+        return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S)
     except psycopg.OperationalError as exc:
         raise _unavailable(url, exc, "Retrying on the next action.") from exc
     except psycopg.Error as exc:  # e.g. an invalid URL: its text would echo parts of it
         logging.getLogger("gpu_cloud_advisor").error("catalog database %s cannot be opened: %s", redact(url), exc)
         raise CatalogError("The catalog database address is not valid; the server log says why.") from exc
+
+
+#: Seconds a new connection may take (libpq's ``connect_timeout``).
+CONNECT_TIMEOUT_S = 5
+#: Connections of one store's pool: one process serves one replica; its sessions run short statements and at
+#: most one writer at a time (the process lock), so a few connections serve it, and each replica holds at most
+#: POOL_MAX_SIZE of the database's ``max_connections``.
+POOL_MIN_SIZE = 1
+POOL_MAX_SIZE = 4
+#: Seconds a statement waits for a working connection before the page says the database is unavailable.
+POOL_WAIT_S = 5.0
+#: A connection above POOL_MIN_SIZE left unused this long is closed (psycopg_pool's ``max_idle``).
+POOL_MAX_IDLE_S = 120.0
+#: Seconds the pool retries (with backoff) to replace a lost connection before it gives up and calls
+#: ``reconnect_failed`` (a log line); the next statement then starts a new attempt at once, so after a long
+#: outage a replica does not wait out a long backoff.
+POOL_RECONNECT_S = 10.0
+
+
+def open_pool(url: str) -> Any:
+    """The store's connection pool: autocommit connections, checked on checkout, at most POOL_MAX_SIZE."""
+    from psycopg_pool import ConnectionPool
+
+    def reconnect_failed(pool: Any) -> None:
+        logging.getLogger("gpu_cloud_advisor").warning(
+            "catalog database %s: no new connection for %.0f s; the next statement tries again", redact(url),
+            POOL_RECONNECT_S)
+
+    return ConnectionPool(url, kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+                          min_size=POOL_MIN_SIZE, max_size=POOL_MAX_SIZE, open=True, name="catalog-database",
+                          check=ConnectionPool.check_connection, timeout=POOL_WAIT_S, max_idle=POOL_MAX_IDLE_S,
+                          reconnect_timeout=POOL_RECONNECT_S, reconnect_failed=reconnect_failed, num_workers=2)
+
+
+def checkout(pool: Any, url: str) -> Any:
+    """A working connection from ``pool`` (give it back with ``pool.putconn``); none within POOL_WAIT_S: the
+    database is unavailable."""
+    from psycopg_pool import PoolTimeout
+
+    try:
+        return pool.getconn()
+    except PoolTimeout as exc:
+        raise _unavailable(url, exc, "Retrying on the next action.") from exc
 
 
 def _pg_sql(sql: str, params: Any) -> str:
@@ -131,52 +178,127 @@ def _pg_sql(sql: str, params: Any) -> str:
     return sql if params is None else sql.replace("%", "%%").replace("?", "%s")
 
 
-class _PgCursor:
-    """A DB-API cursor over a psycopg connection that speaks the store's ``?`` SQL (see :class:`StoreBase`).
+_NOTHING_SAVED = "Nothing was saved by this action; retrying on the next one."
 
-    ``connect`` returns a working connection (reconnecting when the last one broke). A statement outside a
-    transaction that finds its connection dead (PostgreSQL restarted since its last use) is retried once on a
-    new connection; inside a transaction nothing is retried: the transaction is lost and the error says so.
+
+class _PgCursor:
+    """A DB-API cursor over the store's connection pool that speaks the store's ``?`` SQL (see :class:`StoreBase`).
+
+    Without ``hold`` every statement takes a connection from the pool and gives it back with its rows read (the
+    connections are autocommit). With ``hold`` (the writer) :meth:`attach` takes one connection and runs
+    ``setup`` on it (the writer lock); it is kept for transactions until :meth:`release` rolls back what was left
+    open, runs ``teardown`` and gives it back. A statement outside a transaction that finds its connection dead
+    (PostgreSQL restarted since its last use) is retried once on a new connection (set up again); inside a
+    transaction nothing is retried: the transaction is lost and the error says so.
     """
 
-    def __init__(self, connect: Callable[[], Any], url: str):
-        self._connect = connect
-        self._conn = connect()
+    def __init__(self, pool: Any, url: str, *, hold: bool = False, setup: tuple[tuple[str, list], ...] = (),
+                 teardown: tuple[tuple[str, list], ...] = ()):
+        self._pool = pool
         self._url = url
-        self._cur: Any = None
+        self._hold = hold
+        self._setup = setup
+        self._teardown = teardown
+        self._conn: Any = None
+        self._description: list[tuple[str]] = []
+        self._rows: collections.deque[tuple] = collections.deque()
 
-    def execute(self, sql: str, params: Any = None) -> _PgCursor:
+    def attach(self) -> None:
+        """Take a connection and set it up; a connection found dead by the setup is replaced once."""
         import psycopg
 
+        for attempt in (1, 2):
+            conn = checkout(self._pool, self._url)
+            try:
+                for sql, params in self._setup:
+                    conn.execute(sql, params)
+            except psycopg.OperationalError as exc:
+                self._pool.putconn(conn)
+                if attempt == 2 or not (conn.broken or conn.closed):
+                    raise _unavailable(self._url, exc, "Retrying on the next action.") from exc
+                continue
+            except BaseException:
+                self._pool.putconn(conn)
+                raise
+            self._conn = conn
+            return
+
+    def release(self) -> None:
+        """Give the connection back: a transaction left open by an error is rolled back and ``teardown`` run first;
+        a connection where they failed is closed, never handed to another caller still holding a lock."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            if not (conn.closed or conn.broken):
+                if conn.info.transaction_status != 0:  # not IDLE
+                    conn.rollback()
+                for sql, params in self._teardown:
+                    conn.execute(sql, params)
+        except BaseException:
+            conn.close()
+            raise
+        finally:
+            self._pool.putconn(conn)
+
+    def execute(self, sql: str, params: Any = None) -> _PgCursor:
+        if self._hold:
+            if self._conn is None:
+                raise CatalogUnavailableError(f"The catalog database is unavailable. {_NOTHING_SAVED}")
+            return self._run(sql, params)
+        self.attach()
+        try:
+            return self._run(sql, params)
+        finally:
+            self.release()
+
+    def _run(self, sql: str, params: Any) -> _PgCursor:
+        import psycopg
+
+        query = _pg_sql(sql, params)
         idle = self._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
         try:
-            self._cur = self._conn.execute(_pg_sql(sql, params), params)
+            self._read(self._conn.execute(query, params))
         except psycopg.OperationalError as exc:
             if not (self._conn.broken or self._conn.closed):
                 raise
-            if idle and not sql.lstrip().upper().startswith(("BEGIN", "COMMIT")):
-                try:
-                    self._conn = self._connect()
-                    self._cur = self._conn.execute(_pg_sql(sql, params), params)
-                    return self
-                except (psycopg.OperationalError, CatalogUnavailableError):
-                    pass
-            raise _unavailable(self._url, exc, "Nothing was saved by this action; retrying on the next one.") from exc
+            if not idle or sql.lstrip().upper().startswith(("BEGIN", "COMMIT")):
+                raise _unavailable(self._url, exc, _NOTHING_SAVED) from exc
+            self.release()
+            try:
+                self.attach()
+                self._read(self._conn.execute(query, params))
+            except (psycopg.OperationalError, CatalogUnavailableError):
+                raise _unavailable(self._url, exc, _NOTHING_SAVED) from exc
         return self
 
+    def _read(self, cur: Any) -> None:
+        """The statement's rows, read before its connection goes back to the pool."""
+        self._description = [(c.name,) for c in cur.description or []]
+        self._rows = collections.deque(cur.fetchall() if cur.description else ())
+
     def executemany(self, sql: str, rows: list[list[Any]]) -> None:
-        with self._conn.cursor() as cur:
-            cur.executemany(_pg_sql(sql, rows), rows)
+        if not self._hold:
+            self.attach()
+        try:
+            if self._conn is None:
+                raise CatalogUnavailableError(f"The catalog database is unavailable. {_NOTHING_SAVED}")
+            with self._conn.cursor() as cur:
+                cur.executemany(_pg_sql(sql, rows), rows)
+        finally:
+            if not self._hold:
+                self.release()
 
     @property
     def description(self) -> list[tuple[str]]:
-        return [(c.name,) for c in self._cur.description or []]
+        return self._description
 
     def fetchone(self) -> tuple | None:
-        return self._cur.fetchone()
+        return self._rows.popleft() if self._rows else None
 
     def fetchall(self) -> list[tuple]:
-        return self._cur.fetchall()
+        rows, self._rows = list(self._rows), collections.deque()
+        return rows
 
     def df(self) -> pd.DataFrame:
         names = [d[0] for d in self.description]
@@ -245,16 +367,14 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
         self.path = Path(redact(url))
         self.read_only = read_only
         self._lock = threading.Lock()  # one writer per process; the advisory lock orders the processes
-        self._conn_lock = threading.Lock()
         self._snap_lock = threading.Lock()
-        self._reader: Any = None
-        self._writer: Any = None
-        self._snapper: Any = None
+        self._pool: Any = None
         self._snap: duckdb.DuckDBPyConnection | None = None
         self._snap_version: int | None = None
         #: The last replaced snapshots, kept referenced so a read still running on one is never cut off.
         self._retired: collections.deque[duckdb.DuckDBPyConnection] = collections.deque(maxlen=4)
         self._check_schema()
+        self._pool = open_pool(url)  # after the check: an unreachable or foreign database fails at once
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
@@ -276,10 +396,8 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
         return cls(url)
 
     def close(self) -> None:
-        for conn in (self._reader, self._writer, self._snapper):
-            if conn is not None:
-                conn.close()
-        self._reader = self._writer = self._snapper = None
+        if self._pool is not None:
+            self._pool.close()
         if self._snap is not None:
             self._snap.close()
             self._snap = None
@@ -290,19 +408,15 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _live(self, name: str, autocommit: bool = True) -> Any:
-        """A connection that works: reconnects after PostgreSQL went away (restart, network)."""
-        with self._conn_lock:
-            conn = getattr(self, name)
-            if conn is None or conn.closed or conn.broken:
-                if conn is not None:
-                    conn.close()
-                conn = _connect(self.url, autocommit=autocommit)
-                setattr(self, name, conn)
-            return conn
-
     def _check_schema(self) -> None:
-        conn = self._live("_writer")
+        """The schema version, checked (and migrated, when writable) on one connection outside the pool."""
+        conn = _connect(self.url)
+        try:
+            self._check_schema_on(conn)
+        finally:
+            conn.close()
+
+    def _check_schema_on(self, conn: Any) -> None:
         if conn.execute("SELECT to_regclass('catalog_meta')").fetchone()[0] is None:
             raise SchemaVersionError("The catalog database holds no GPU Cloud Advisor catalog (no catalog_meta table). "
                                      "Nothing was changed. Fix: open it with open_or_build (loads the seed) or run "
@@ -342,22 +456,21 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
     # -- backend hooks ---------------------------------------------------------------------------------
 
     def cursor(self) -> _PgCursor:
-        """A cursor on the shared autocommit connection (single statements; psycopg serialises them)."""
-        return _PgCursor(lambda: self._live("_reader"), self.url)
+        """A cursor for single autocommit statements (each takes a pooled connection for its own run)."""
+        return _PgCursor(self._pool, self.url)
 
     @contextmanager
     def _write_cursor(self) -> Iterator[_PgCursor]:
+        """One pooled connection holding the writer lock (a session advisory lock) for the whole write."""
         with self._lock:
-            cur = _PgCursor(lambda: self._live("_writer"), self.url)
-            cur.execute("SELECT pg_advisory_lock(?)", [WRITER_LOCK_KEY])
-            conn = cur._conn
+            cur = _PgCursor(self._pool, self.url, hold=True,
+                            setup=(("SELECT pg_advisory_lock(%s)", [WRITER_LOCK_KEY]),),
+                            teardown=(("SELECT pg_advisory_unlock(%s)", [WRITER_LOCK_KEY]),))
+            cur.attach()
             try:
                 yield cur
             finally:
-                if not (conn.closed or conn.broken):
-                    if conn.info.transaction_status != 0:  # a transaction left open by an error: roll it back
-                        conn.rollback()
-                    conn.execute("SELECT pg_advisory_unlock(%s)", [WRITER_LOCK_KEY])
+                cur.release()
 
     def meta(self) -> dict[str, str]:
         return dict(self.cursor().execute("SELECT key, value FROM catalog_meta").fetchall())
@@ -384,11 +497,10 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
 
         data: dict[str, tuple[list[str], list[tuple]]] = {}
         for attempt in (1, 2):  # a connection that died since its last use is replaced once
-            conn = self._live("_snapper", autocommit=False)
+            conn = checkout(self._pool, self.url)
             try:
-                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-                conn.read_only = True
                 with conn.transaction():
+                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                     for table in SNAPSHOT_TABLES:
                         cur = conn.execute(f"SELECT * FROM {table}")
                         data[table] = ([c.name for c in cur.description], cur.fetchall())
@@ -396,6 +508,8 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
             except psycopg.OperationalError as exc:
                 if attempt == 2 or not conn.broken:
                     raise _unavailable(self.url, exc, "Retrying on the next action.") from exc
+            finally:
+                self._pool.putconn(conn)
         meta = dict(data["catalog_meta"][1])
         snap = duckdb.connect(":memory:", config=_DUCK_CONFIG)
         snap.execute(SCHEMA_SQL.read_text())
