@@ -19,7 +19,7 @@ lives in ``catalog_meta`` as in the DuckDB file and upgrades are the steps of :d
 Connections come from one small :class:`psycopg_pool.ConnectionPool` per store (one store per replica process):
 each is checked on checkout (``check``), so a connection that died with a PostgreSQL restart is replaced before
 a statement runs on it; a lost connection the pool cannot replace raises
-:class:`~catalog.errors.CatalogUnavailableError` after :data:`POOL_WAIT_S`, and the next call gets a new one, so
+:class:`~catalog.errors.CatalogUnavailableError` after :data:`catalog.storage.pgconn.POOL_WAIT_S`, and the next call gets a new one, so
 the app recovers without a restart. Logs and errors name the database by :func:`redact` only.
 """
 
@@ -30,14 +30,12 @@ import datetime as dt
 import logging
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import duckdb
-import pandas as pd
 
 from catalog.errors import CatalogError, CatalogUnavailableError, SchemaVersionError
 from catalog.models import TABLE_KEYS, TABLE_ORDER, as_of_lower_bound
@@ -50,6 +48,8 @@ from catalog.storage.common import (
     db_values,
 )
 from catalog.storage.ducksql import column_types
+from catalog.storage.login_failures import count_failure, forget_failure
+from catalog.storage.pgconn import DATABASE_LABEL, PgCursor, checkout, connect, open_pool, redact, unavailable
 from catalog.storage.queries import Queries
 from catalog.storage.quotes import QuoteVerbs
 from catalog.storage.workshop import Workshop
@@ -78,231 +78,15 @@ def pg_schema_sql() -> str:
     return sql
 
 
-#: Tables added to ``schema.sql`` without a schema version (workshop data only, never read by catalog queries).
-ADDITIVE_TABLES_SQL = "\n".join(re.findall(r"CREATE TABLE IF NOT EXISTS workspace_quotes \(.*?\n\);", pg_schema_sql(), re.S))
+#: Tables added to ``schema.sql`` without a schema version (workshop data and failed sign-ins, never read by catalog
+#: queries), with their indexes.
+ADDITIVE_TABLES_SQL = "\n".join(re.findall(r"CREATE TABLE IF NOT EXISTS (?:workspace_quotes|login_failures) \(.*?\n\);"
+                                            r"|CREATE INDEX IF NOT EXISTS login_failures\w* ON [^;]*;", pg_schema_sql(), re.S))
 
 #: Versioned migrations of a PostgreSQL catalog: version -> (what it does, SQL). Version 3 is the first schema
 #: this backend knows (the DuckDB file's versions 1-2 predate it); a later version adds its step here, applied
 #: in order on the first writable open, each in its own transaction with the version bump.
 PG_MIGRATIONS: dict[int, tuple[str, str]] = {}
-
-
-#: What pages, messages and exports call a PostgreSQL catalog: never its URL, host, user or database name.
-DATABASE_LABEL = "the catalog database"
-
-
-def redact(url: str) -> str:
-    """The URL without user, password, query parameters (``?password=…``, ``sslkey=…``) and fragment: scheme, host,
-    port and database name only, for operators' logs and cache keys, never for pages (:data:`DATABASE_LABEL`).
-
-    >>> redact("postgresql://advisor:pw@db.internal:5433/catalog?password=x&sslmode=require#f")
-    'postgresql://db.internal:5433/catalog'
-    """
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:  # a malformed port or netloc: show nothing of it
-        return "postgresql://(unreadable address)"
-    if ":" in host:  # an IPv6 literal
-        host = f"[{host}]"
-    return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
-
-
-def _unavailable(url: str, exc: Exception, then: str) -> CatalogUnavailableError:
-    """The error a page shows (no connection detail); the cause goes to the operators' log, redacted."""
-    logging.getLogger("gpu_cloud_advisor").warning("catalog database %s unavailable: %s", redact(url),
-                                                   str(exc).strip().splitlines()[0][:300] if str(exc).strip() else exc)
-    return CatalogUnavailableError(f"The catalog database is unavailable. {then}")
-
-
-def _connect(url: str, *, autocommit: bool = True) -> Any:
-    """One connection outside the pool (building, opening: it fails at once when nothing listens)."""
-    import psycopg
-
-    try:
-        return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S)
-    except psycopg.OperationalError as exc:
-        raise _unavailable(url, exc, "Retrying on the next action.") from exc
-    except psycopg.Error as exc:  # e.g. an invalid URL: its text would echo parts of it
-        logging.getLogger("gpu_cloud_advisor").error("catalog database %s cannot be opened: %s", redact(url), exc)
-        raise CatalogError("The catalog database address is not valid; the server log says why.") from exc
-
-
-#: Seconds a new connection may take (libpq's ``connect_timeout``).
-CONNECT_TIMEOUT_S = 5
-#: Connections of one store's pool: one process serves one replica; its sessions run short statements and at
-#: most one writer at a time (the process lock), so a few connections serve it, and each replica holds at most
-#: POOL_MAX_SIZE of the database's ``max_connections``.
-POOL_MIN_SIZE = 1
-POOL_MAX_SIZE = 4
-#: Seconds a statement waits for a working connection before the page says the database is unavailable.
-POOL_WAIT_S = 5.0
-#: A connection above POOL_MIN_SIZE left unused this long is closed (psycopg_pool's ``max_idle``).
-POOL_MAX_IDLE_S = 120.0
-#: Seconds the pool retries (with backoff) to replace a lost connection before it gives up and calls
-#: ``reconnect_failed`` (a log line); the next statement then starts a new attempt at once, so after a long
-#: outage a replica does not wait out a long backoff.
-POOL_RECONNECT_S = 10.0
-
-
-def open_pool(url: str) -> Any:
-    """The store's connection pool: autocommit connections, checked on checkout, at most POOL_MAX_SIZE."""
-    from psycopg_pool import ConnectionPool
-
-    def reconnect_failed(pool: Any) -> None:
-        logging.getLogger("gpu_cloud_advisor").warning(
-            "catalog database %s: no new connection for %.0f s; the next statement tries again", redact(url),
-            POOL_RECONNECT_S)
-
-    return ConnectionPool(url, kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
-                          min_size=POOL_MIN_SIZE, max_size=POOL_MAX_SIZE, open=True, name="catalog-database",
-                          check=ConnectionPool.check_connection, timeout=POOL_WAIT_S, max_idle=POOL_MAX_IDLE_S,
-                          reconnect_timeout=POOL_RECONNECT_S, reconnect_failed=reconnect_failed, num_workers=2)
-
-
-def checkout(pool: Any, url: str) -> Any:
-    """A working connection from ``pool`` (give it back with ``pool.putconn``); none within POOL_WAIT_S: the
-    database is unavailable."""
-    from psycopg_pool import PoolTimeout
-
-    try:
-        return pool.getconn()
-    except PoolTimeout as exc:
-        raise _unavailable(url, exc, "Retrying on the next action.") from exc
-
-
-def _pg_sql(sql: str, params: Any) -> str:
-    """``?`` placeholders (the store's portable SQL) as psycopg's ``%s``; a literal ``%`` doubled (psycopg reads
-    placeholders only when parameters are passed)."""
-    return sql if params is None else sql.replace("%", "%%").replace("?", "%s")
-
-
-_NOTHING_SAVED = "Nothing was saved by this action; retrying on the next one."
-
-
-class _PgCursor:
-    """A DB-API cursor over the store's connection pool that speaks the store's ``?`` SQL (see :class:`StoreBase`).
-
-    Without ``hold`` every statement takes a connection from the pool and gives it back with its rows read (the
-    connections are autocommit). With ``hold`` (the writer) :meth:`attach` takes one connection and runs
-    ``setup`` on it (the writer lock); it is kept for transactions until :meth:`release` rolls back what was left
-    open, runs ``teardown`` and gives it back. A statement outside a transaction that finds its connection dead
-    (PostgreSQL restarted since its last use) is retried once on a new connection (set up again); inside a
-    transaction nothing is retried: the transaction is lost and the error says so.
-    """
-
-    def __init__(self, pool: Any, url: str, *, hold: bool = False, setup: tuple[tuple[str, list], ...] = (),
-                 teardown: tuple[tuple[str, list], ...] = ()):
-        self._pool = pool
-        self._url = url
-        self._hold = hold
-        self._setup = setup
-        self._teardown = teardown
-        self._conn: Any = None
-        self._description: list[tuple[str]] = []
-        self._rows: collections.deque[tuple] = collections.deque()
-
-    def attach(self) -> None:
-        """Take a connection and set it up; a connection found dead by the setup is replaced once."""
-        import psycopg
-
-        for attempt in (1, 2):
-            conn = checkout(self._pool, self._url)
-            try:
-                for sql, params in self._setup:
-                    conn.execute(sql, params)
-            except psycopg.OperationalError as exc:
-                self._pool.putconn(conn)
-                if attempt == 2 or not (conn.broken or conn.closed):
-                    raise _unavailable(self._url, exc, "Retrying on the next action.") from exc
-                continue
-            except BaseException:
-                self._pool.putconn(conn)
-                raise
-            self._conn = conn
-            return
-
-    def release(self) -> None:
-        """Give the connection back: a transaction left open by an error is rolled back and ``teardown`` run first;
-        a connection where they failed is closed, never handed to another caller still holding a lock."""
-        conn, self._conn = self._conn, None
-        if conn is None:
-            return
-        try:
-            if not (conn.closed or conn.broken):
-                if conn.info.transaction_status != 0:  # not IDLE
-                    conn.rollback()
-                for sql, params in self._teardown:
-                    conn.execute(sql, params)
-        except BaseException:
-            conn.close()
-            raise
-        finally:
-            self._pool.putconn(conn)
-
-    def execute(self, sql: str, params: Any = None) -> _PgCursor:
-        if self._hold:
-            if self._conn is None:
-                raise CatalogUnavailableError(f"The catalog database is unavailable. {_NOTHING_SAVED}")
-            return self._run(sql, params)
-        self.attach()
-        try:
-            return self._run(sql, params)
-        finally:
-            self.release()
-
-    def _run(self, sql: str, params: Any) -> _PgCursor:
-        import psycopg
-
-        query = _pg_sql(sql, params)
-        idle = self._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-        try:
-            self._read(self._conn.execute(query, params))
-        except psycopg.OperationalError as exc:
-            if not (self._conn.broken or self._conn.closed):
-                raise
-            if not idle or sql.lstrip().upper().startswith(("BEGIN", "COMMIT")):
-                raise _unavailable(self._url, exc, _NOTHING_SAVED) from exc
-            self.release()
-            try:
-                self.attach()
-                self._read(self._conn.execute(query, params))
-            except (psycopg.OperationalError, CatalogUnavailableError):
-                raise _unavailable(self._url, exc, _NOTHING_SAVED) from exc
-        return self
-
-    def _read(self, cur: Any) -> None:
-        """The statement's rows, read before its connection goes back to the pool."""
-        self._description = [(c.name,) for c in cur.description or []]
-        self._rows = collections.deque(cur.fetchall() if cur.description else ())
-
-    def executemany(self, sql: str, rows: list[list[Any]]) -> None:
-        if not self._hold:
-            self.attach()
-        try:
-            if self._conn is None:
-                raise CatalogUnavailableError(f"The catalog database is unavailable. {_NOTHING_SAVED}")
-            with self._conn.cursor() as cur:
-                cur.executemany(_pg_sql(sql, rows), rows)
-        finally:
-            if not self._hold:
-                self.release()
-
-    @property
-    def description(self) -> list[tuple[str]]:
-        return self._description
-
-    def fetchone(self) -> tuple | None:
-        return self._rows.popleft() if self._rows else None
-
-    def fetchall(self) -> list[tuple]:
-        rows, self._rows = list(self._rows), collections.deque()
-        return rows
-
-    def df(self) -> pd.DataFrame:
-        names = [d[0] for d in self.description]
-        return pd.DataFrame(self.fetchall(), columns=names)
 
 
 _SNAPSHOT_ARROW = {"VARCHAR": "string", "DOUBLE": "float64", "INTEGER": "int64", "BIGINT": "int64",
@@ -322,7 +106,7 @@ def build_postgres_catalog(url: str, seed_dir: Path = SEED_DIR) -> str:
     if the database already holds a catalog (several replicas may start at once: the advisory lock lets one
     build and the others find it built)."""
     seed = load_seed(seed_dir)
-    conn = _connect(url, autocommit=False)
+    conn = connect(url, autocommit=False)
     try:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITER_LOCK_KEY])
@@ -381,7 +165,7 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
     @classmethod
     def open_or_build(cls, url: str) -> PostgresCatalogStore:
         """Open the catalog in this database, loading the seed first when the database is empty."""
-        conn = _connect(url)
+        conn = connect(url)
         try:
             empty = conn.execute("SELECT to_regclass('catalog_meta')").fetchone()[0] is None
         finally:
@@ -410,7 +194,7 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
 
     def _check_schema(self) -> None:
         """The schema version, checked (and migrated, when writable) on one connection outside the pool."""
-        conn = _connect(self.url)
+        conn = connect(self.url)
         try:
             self._check_schema_on(conn)
         finally:
@@ -455,15 +239,15 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
 
     # -- backend hooks ---------------------------------------------------------------------------------
 
-    def cursor(self) -> _PgCursor:
+    def cursor(self) -> PgCursor:
         """A cursor for single autocommit statements (each takes a pooled connection for its own run)."""
-        return _PgCursor(self._pool, self.url)
+        return PgCursor(self._pool, self.url)
 
     @contextmanager
-    def _write_cursor(self) -> Iterator[_PgCursor]:
+    def _write_cursor(self) -> Iterator[PgCursor]:
         """One pooled connection holding the writer lock (a session advisory lock) for the whole write."""
         with self._lock:
-            cur = _PgCursor(self._pool, self.url, hold=True,
+            cur = PgCursor(self._pool, self.url, hold=True,
                             setup=(("SELECT pg_advisory_lock(%s)", [WRITER_LOCK_KEY]),),
                             teardown=(("SELECT pg_advisory_unlock(%s)", [WRITER_LOCK_KEY]),))
             cur.attach()
@@ -507,7 +291,7 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
                 break
             except psycopg.OperationalError as exc:
                 if attempt == 2 or not conn.broken:
-                    raise _unavailable(self.url, exc, "Retrying on the next action.") from exc
+                    raise unavailable(self.url, exc, "Retrying on the next action.") from exc
             finally:
                 self._pool.putconn(conn)
         meta = dict(data["catalog_meta"][1])
@@ -524,6 +308,35 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
             snap.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM _pg_rows")
             snap.unregister("_pg_rows")
         return snap, int(meta.get("data_version", "0"))
+
+    # -- failed sign-ins, shared by the replicas (catalog.storage.interface.SharedSignInFailures) -------------------
+
+    def count_login_failure(self, attempt_id: str, name: str, client: str, *, max_name_failures: int,
+                            max_client_failures: int, window_s: float) -> str | None:
+        """Count a sign-in attempt as failed before its password is checked, for every replica: "locked",
+        "client-locked" (refused, nothing counted) or None (counted; :meth:`forget_login_failure` if it succeeds)."""
+        return self._on_pooled_connection(count_failure, attempt_id, name, client, max_name_failures=max_name_failures,
+                                          max_client_failures=max_client_failures, window_s=window_s)
+
+    def forget_login_failure(self, attempt_id: str) -> None:
+        self._on_pooled_connection(forget_failure, attempt_id)
+
+    def _on_pooled_connection(self, work: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``work(conn, ...)`` on a pooled connection (its own transaction; not retried: a lost connection is an
+        unavailable database, and the caller fails closed)."""
+        import psycopg
+
+        conn = checkout(self._pool, self.url)
+        try:
+            return work(conn, *args, **kwargs)
+        except psycopg.OperationalError as exc:
+            raise unavailable(self.url, exc, "Retrying on the next action.") from exc
+        except psycopg.Error as exc:  # e.g. a read-only store on a database that predates the table
+            logging.getLogger("gpu_cloud_advisor").error("catalog database %s: %s", redact(self.url),
+                                                         str(exc).strip().splitlines()[0][:300] if str(exc).strip() else exc)
+            raise CatalogError("The catalog database refused the statement; the server log says why.") from exc
+        finally:
+            self._pool.putconn(conn)
 
     def _has_table(self, table: str) -> bool:
         return True  # the schema is created whole, and every migration brings it to the current version

@@ -12,7 +12,8 @@ import psycopg
 import pytest
 
 from catalog.errors import CatalogUnavailableError
-from catalog.storage.postgres import POOL_MAX_SIZE, WRITER_LOCK_KEY, PostgresCatalogStore
+from catalog.storage.pgconn import POOL_MAX_SIZE
+from catalog.storage.postgres import WRITER_LOCK_KEY, PostgresCatalogStore
 
 SECRET = "pool-s3cr3t-9127"
 
