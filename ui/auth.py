@@ -222,7 +222,8 @@ class SignInResult:
 
 
 class _Attempts:
-    """Failed-attempt times per name and per client, behind one lock (shared by every session)."""
+    """Failed-attempt times per name and per client in this process, behind one lock (shared by every session):
+    the count of the DuckDB backend (one process); a shared store counts in its database instead."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
