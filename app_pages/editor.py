@@ -14,7 +14,7 @@ store = get_store()
 st.title("Catalog editor")
 st.caption("Every save is one transaction, validated row by row and logged with who, when and why. "
            "Prices are never overwritten: a new price closes the old one.")
-who = sign_in_panel()
+who = sign_in_panel(store)  # a shared (PostgreSQL) store counts failed sign-ins for every replica
 can_edit = actions.can_edit(who, store)
 # Private values (negotiated quotes, who edited) reach a signed-in editor only, even on a read-only catalog.
 sees_private = who is not None and who.role == Role.EDITOR

@@ -272,3 +272,16 @@ CREATE TABLE IF NOT EXISTS workspace_quotes (
     created_by    VARCHAR,
     quote_json    VARCHAR NOT NULL
 );
+
+-- Failed password sign-ins (ui.auth, issue #32.8). The shared backend (PostgreSQL) counts them here, so every
+-- replica of a cluster applies the same lockout; a DuckDB file serves one process, which counts in memory and
+-- leaves this table empty. A key is the SHA-256 of the user name or client address (a password typed into the
+-- name field never lands here); rows older than the lockout are deleted at the next attempt.
+CREATE TABLE IF NOT EXISTS login_failures (
+    attempt_id  VARCHAR NOT NULL,
+    key_kind    VARCHAR NOT NULL CHECK (key_kind IN ('name', 'client')),
+    key         VARCHAR NOT NULL,
+    failed_at   TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (attempt_id, key_kind)
+);
+CREATE INDEX IF NOT EXISTS login_failures_by_key ON login_failures (key_kind, key, failed_at);

@@ -8,8 +8,10 @@ Three ways, chosen by what ``.streamlit/secrets.toml`` configures (README "Sign-
    containing ``[editors] claim_value`` (default ``editor``).
 2. **Local passwords** (``[local_users.<name>]`` with ``password_hash`` and ``role``): salted bcrypt
    hashes, never plaintext. Five failed attempts lock a name and twenty lock a client address for five
-   minutes (per server process); the count is taken before the hash is checked, so parallel attempts
-   cannot get past it. An unknown name costs a bcrypt check like a known one.
+   minutes; the count is taken before the hash is checked, so parallel attempts cannot get past it. On the
+   PostgreSQL backend the failures are counted in the catalog database (``login_failures``), so the limits
+   hold across every replica of a cluster; on the DuckDB file (one process) in this process's memory. An
+   unknown name costs a bcrypt check like a known one.
 3. **Local mode**: editing without sign-in, only when asked for explicitly (``[local_mode] editing = true``
    in the secrets file, or ``GPU_ADVISOR_LOCAL_EDITING=1``, which ``make run LOCAL_EDITING=1`` sets) *and*
    the server listens on loopback; under a visible banner. Otherwise everyone is a viewer.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import secrets
 import threading
 import time
 from collections.abc import Mapping
@@ -34,7 +37,9 @@ import streamlit as st
 from streamlit import config
 from streamlit.errors import StreamlitSecretNotFoundError
 
+from catalog.errors import CatalogError
 from catalog.models import Editor, Role
+from catalog.storage.interface import SharedSignInFailures
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: Environment variable that switches local editing on (``make run LOCAL_EDITING=1``); loopback only.
@@ -207,7 +212,8 @@ def require_editor() -> Editor | None:
 
 @dataclass(frozen=True)
 class SignInResult:
-    outcome: str  # "ok", "wrong", "locked" (this name), "client-locked" (this address), "too-long"
+    outcome: str  # "ok", "wrong", "locked" (this name), "client-locked" (this address), "too-long",
+    # "unavailable" (the database that counts the failures cannot be reached: refused, fails closed)
     message: str
 
     @property
@@ -216,7 +222,8 @@ class SignInResult:
 
 
 class _Attempts:
-    """Failed-attempt times per name and per client, behind one lock (shared by every session)."""
+    """Failed-attempt times per name and per client in this process, behind one lock (shared by every session):
+    the count of the DuckDB backend (one process); a shared store counts in its database instead."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -268,23 +275,34 @@ def _check(username: str, secret: bytes, users: Mapping) -> bool:
         return False
 
 
-def attempt_sign_in(username: str, password: str, users: Mapping, *, client: str | None) -> SignInResult:
+def _refusal(outcome: str, username: str) -> SignInResult:
+    if outcome == "locked":
+        return SignInResult("locked", f"Too many failed attempts for {username!r}: try again in a few minutes.")
+    return SignInResult("client-locked", "Too many failed sign-in attempts from your address: try again "
+                                         "in a few minutes.")
+
+
+def attempt_sign_in(username: str, password: str, users: Mapping, *, client: str | None,
+                    store: object | None = None) -> SignInResult:
     """Check a password with the lockouts applied atomically: the attempt is counted as failed *before* the
-    hash is checked (and uncounted if it succeeds), so parallel attempts all see each other."""
+    hash is checked (and uncounted if it succeeds), so parallel attempts all see each other. A ``store`` shared by
+    several processes (:class:`~catalog.storage.interface.SharedSignInFailures`, the PostgreSQL backend) counts in
+    its database, for every replica; otherwise this process counts."""
     secret = password.encode()
     if len(secret) > BCRYPT_MAX_BYTES:
         return SignInResult("too-long", f"Passwords are limited to {BCRYPT_MAX_BYTES} bytes (bcrypt's limit); "
                                         "this one is longer, so it cannot match.")
-    client = client or "local"
+    client = client if isinstance(client, str) and client else "local"  # a real server gives a str or None
+    if isinstance(store, SharedSignInFailures):
+        return _attempt_counted_by(store, username, secret, users, client)
     attempts, now = _attempts(), time.monotonic()
     with attempts.lock:
         by_name = attempts.recent(attempts.by_name, username, now)
         by_client = attempts.recent(attempts.by_client, client, now)
         if len(by_name) >= MAX_FAILURES:
-            return SignInResult("locked", f"Too many failed attempts for {username!r}: try again in a few minutes.")
+            return _refusal("locked", username)
         if len(by_client) >= MAX_CLIENT_FAILURES:
-            return SignInResult("client-locked", "Too many failed sign-in attempts from your address: try again "
-                                                 "in a few minutes.")
+            return _refusal("client-locked", username)
         by_name.append(now)
         by_client.append(now)
     if not _check(username, secret, users):
@@ -293,6 +311,27 @@ def attempt_sign_in(username: str, password: str, users: Mapping, *, client: str
         for fails in (by_name, by_client):
             if now in fails:
                 fails.remove(now)
+    return SignInResult("ok", "")
+
+
+def _attempt_counted_by(store: SharedSignInFailures, username: str, secret: bytes, users: Mapping,
+                        client: str) -> SignInResult:
+    """:func:`attempt_sign_in` with the failures counted by the shared store; a store that cannot count refuses."""
+    attempt = secrets.token_hex(16)
+    try:
+        refused = store.count_login_failure(attempt, username, client, max_name_failures=MAX_FAILURES,
+                                            max_client_failures=MAX_CLIENT_FAILURES, window_s=LOCKOUT_SECONDS)
+    except CatalogError:
+        return SignInResult("unavailable", "Sign-in is unavailable: the catalog database, which counts failed "
+                                           "attempts, cannot be reached. Try again in a moment.")
+    if refused is not None:
+        return _refusal(refused, username)
+    if not _check(username, secret, users):
+        return SignInResult("wrong", _WRONG)
+    try:
+        store.forget_login_failure(attempt)
+    except CatalogError:
+        _LOG.warning("a successful sign-in still counts as a failed attempt: the catalog database could not be reached")
     return SignInResult("ok", "")
 
 
@@ -329,8 +368,9 @@ def _proxied_request() -> str | None:
 # The Editor page's sign-in panel
 # --------------------------------------------------------------------------------------------------
 
-def sign_in_panel() -> Editor | None:
-    """Draw what the Editor page needs to say about sign-in; return the current editor."""
+def sign_in_panel(store: object | None = None) -> Editor | None:
+    """Draw what the Editor page needs to say about sign-in; return the current editor. ``store`` is the page's
+    catalog store: a shared one (PostgreSQL) counts failed attempts for every replica (:func:`attempt_sign_in`)."""
     state = auth_state()
     mode = state.mode
     who = current_editor(state)
@@ -362,7 +402,7 @@ def sign_in_panel() -> Editor | None:
             if submitted:
                 users = state.secrets.get("local_users", {})
                 result = attempt_sign_in(username, password, users if isinstance(users, Mapping) else {},
-                                         client=_client_address())
+                                         client=_client_address(), store=store)
                 if result.ok:
                     st.session_state[_SESSION_USER] = username
                     st.rerun()

@@ -16,8 +16,11 @@ lives in ``catalog_meta`` as in the DuckDB file and upgrades are the steps of :d
   DataFrame types (issue #21 allows it: "analytics-heavy reads can stay in DuckDB over a snapshot").
 * Workshop reads (workspaces, scenarios, votes) go to PostgreSQL directly: they are not versioned.
 
-A lost connection (PostgreSQL restarted) raises :class:`~catalog.errors.CatalogUnavailableError`; the next
-call reconnects, so the app recovers without a restart.
+Connections come from one small :class:`psycopg_pool.ConnectionPool` per store (one store per replica process):
+each is checked on checkout (``check``), so a connection that died with a PostgreSQL restart is replaced before
+a statement runs on it; a lost connection the pool cannot replace raises
+:class:`~catalog.errors.CatalogUnavailableError` after :data:`catalog.storage.pgconn.POOL_WAIT_S`, and the next call gets a new one, so
+the app recovers without a restart. Logs and errors name the database by :func:`redact` only.
 """
 
 from __future__ import annotations
@@ -31,10 +34,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import duckdb
-import pandas as pd
 
 from catalog.errors import CatalogError, CatalogUnavailableError, SchemaVersionError
 from catalog.models import TABLE_KEYS, TABLE_ORDER, as_of_lower_bound
@@ -47,6 +48,8 @@ from catalog.storage.common import (
     db_values,
 )
 from catalog.storage.ducksql import column_types
+from catalog.storage.login_failures import count_failure, forget_failure
+from catalog.storage.pgconn import DATABASE_LABEL, PgCursor, checkout, connect, open_pool, redact, unavailable
 from catalog.storage.queries import Queries
 from catalog.storage.quotes import QuoteVerbs
 from catalog.storage.workshop import Workshop
@@ -75,112 +78,15 @@ def pg_schema_sql() -> str:
     return sql
 
 
-#: Tables added to ``schema.sql`` without a schema version (workshop data only, never read by catalog queries).
-ADDITIVE_TABLES_SQL = "\n".join(re.findall(r"CREATE TABLE IF NOT EXISTS workspace_quotes \(.*?\n\);", pg_schema_sql(), re.S))
+#: Tables added to ``schema.sql`` without a schema version (workshop data and failed sign-ins, never read by catalog
+#: queries), with their indexes.
+ADDITIVE_TABLES_SQL = "\n".join(re.findall(r"CREATE TABLE IF NOT EXISTS (?:workspace_quotes|login_failures) \(.*?\n\);"
+                                            r"|CREATE INDEX IF NOT EXISTS login_failures\w* ON [^;]*;", pg_schema_sql(), re.S))
 
 #: Versioned migrations of a PostgreSQL catalog: version -> (what it does, SQL). Version 3 is the first schema
 #: this backend knows (the DuckDB file's versions 1-2 predate it); a later version adds its step here, applied
 #: in order on the first writable open, each in its own transaction with the version bump.
 PG_MIGRATIONS: dict[int, tuple[str, str]] = {}
-
-
-#: What pages, messages and exports call a PostgreSQL catalog: never its URL, host, user or database name.
-DATABASE_LABEL = "the catalog database"
-
-
-def redact(url: str) -> str:
-    """The URL without user, password, query parameters (``?password=…``, ``sslkey=…``) and fragment: scheme, host,
-    port and database name only, for operators' logs and cache keys, never for pages (:data:`DATABASE_LABEL`).
-
-    >>> redact("postgresql://advisor:pw@db.internal:5433/catalog?password=x&sslmode=require#f")
-    'postgresql://db.internal:5433/catalog'
-    """
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:  # a malformed port or netloc: show nothing of it
-        return "postgresql://(unreadable address)"
-    if ":" in host:  # an IPv6 literal
-        host = f"[{host}]"
-    return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
-
-
-def _unavailable(url: str, exc: Exception, then: str) -> CatalogUnavailableError:
-    """The error a page shows (no connection detail); the cause goes to the operators' log, redacted."""
-    logging.getLogger("gpu_cloud_advisor").warning("catalog database %s unavailable: %s", redact(url),
-                                                   str(exc).strip().splitlines()[0][:300] if str(exc).strip() else exc)
-    return CatalogUnavailableError(f"The catalog database is unavailable. {then}")
-
-
-def _connect(url: str, *, autocommit: bool = True) -> Any:
-    import psycopg
-
-    try:
-        return psycopg.connect(url, autocommit=autocommit, connect_timeout=5)
-    except psycopg.OperationalError as exc:
-        raise _unavailable(url, exc, "Retrying on the next action.") from exc
-    except psycopg.Error as exc:  # e.g. an invalid URL: its text would echo parts of it
-        logging.getLogger("gpu_cloud_advisor").error("catalog database %s cannot be opened: %s", redact(url), exc)
-        raise CatalogError("The catalog database address is not valid; the server log says why.") from exc
-
-
-def _pg_sql(sql: str, params: Any) -> str:
-    """``?`` placeholders (the store's portable SQL) as psycopg's ``%s``; a literal ``%`` doubled (psycopg reads
-    placeholders only when parameters are passed)."""
-    return sql if params is None else sql.replace("%", "%%").replace("?", "%s")
-
-
-class _PgCursor:
-    """A DB-API cursor over a psycopg connection that speaks the store's ``?`` SQL (see :class:`StoreBase`).
-
-    ``connect`` returns a working connection (reconnecting when the last one broke). A statement outside a
-    transaction that finds its connection dead (PostgreSQL restarted since its last use) is retried once on a
-    new connection; inside a transaction nothing is retried: the transaction is lost and the error says so.
-    """
-
-    def __init__(self, connect: Callable[[], Any], url: str):
-        self._connect = connect
-        self._conn = connect()
-        self._url = url
-        self._cur: Any = None
-
-    def execute(self, sql: str, params: Any = None) -> _PgCursor:
-        import psycopg
-
-        idle = self._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-        try:
-            self._cur = self._conn.execute(_pg_sql(sql, params), params)
-        except psycopg.OperationalError as exc:
-            if not (self._conn.broken or self._conn.closed):
-                raise
-            if idle and not sql.lstrip().upper().startswith(("BEGIN", "COMMIT")):
-                try:
-                    self._conn = self._connect()
-                    self._cur = self._conn.execute(_pg_sql(sql, params), params)
-                    return self
-                except (psycopg.OperationalError, CatalogUnavailableError):
-                    pass
-            raise _unavailable(self._url, exc, "Nothing was saved by this action; retrying on the next one.") from exc
-        return self
-
-    def executemany(self, sql: str, rows: list[list[Any]]) -> None:
-        with self._conn.cursor() as cur:
-            cur.executemany(_pg_sql(sql, rows), rows)
-
-    @property
-    def description(self) -> list[tuple[str]]:
-        return [(c.name,) for c in self._cur.description or []]
-
-    def fetchone(self) -> tuple | None:
-        return self._cur.fetchone()
-
-    def fetchall(self) -> list[tuple]:
-        return self._cur.fetchall()
-
-    def df(self) -> pd.DataFrame:
-        names = [d[0] for d in self.description]
-        return pd.DataFrame(self.fetchall(), columns=names)
 
 
 _SNAPSHOT_ARROW = {"VARCHAR": "string", "DOUBLE": "float64", "INTEGER": "int64", "BIGINT": "int64",
@@ -200,7 +106,7 @@ def build_postgres_catalog(url: str, seed_dir: Path = SEED_DIR) -> str:
     if the database already holds a catalog (several replicas may start at once: the advisory lock lets one
     build and the others find it built)."""
     seed = load_seed(seed_dir)
-    conn = _connect(url, autocommit=False)
+    conn = connect(url, autocommit=False)
     try:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITER_LOCK_KEY])
@@ -245,23 +151,21 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
         self.path = Path(redact(url))
         self.read_only = read_only
         self._lock = threading.Lock()  # one writer per process; the advisory lock orders the processes
-        self._conn_lock = threading.Lock()
         self._snap_lock = threading.Lock()
-        self._reader: Any = None
-        self._writer: Any = None
-        self._snapper: Any = None
+        self._pool: Any = None
         self._snap: duckdb.DuckDBPyConnection | None = None
         self._snap_version: int | None = None
         #: The last replaced snapshots, kept referenced so a read still running on one is never cut off.
         self._retired: collections.deque[duckdb.DuckDBPyConnection] = collections.deque(maxlen=4)
         self._check_schema()
+        self._pool = open_pool(url)  # after the check: an unreachable or foreign database fails at once
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
     @classmethod
     def open_or_build(cls, url: str) -> PostgresCatalogStore:
         """Open the catalog in this database, loading the seed first when the database is empty."""
-        conn = _connect(url)
+        conn = connect(url)
         try:
             empty = conn.execute("SELECT to_regclass('catalog_meta')").fetchone()[0] is None
         finally:
@@ -276,10 +180,8 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
         return cls(url)
 
     def close(self) -> None:
-        for conn in (self._reader, self._writer, self._snapper):
-            if conn is not None:
-                conn.close()
-        self._reader = self._writer = self._snapper = None
+        if self._pool is not None:
+            self._pool.close()
         if self._snap is not None:
             self._snap.close()
             self._snap = None
@@ -290,19 +192,15 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _live(self, name: str, autocommit: bool = True) -> Any:
-        """A connection that works: reconnects after PostgreSQL went away (restart, network)."""
-        with self._conn_lock:
-            conn = getattr(self, name)
-            if conn is None or conn.closed or conn.broken:
-                if conn is not None:
-                    conn.close()
-                conn = _connect(self.url, autocommit=autocommit)
-                setattr(self, name, conn)
-            return conn
-
     def _check_schema(self) -> None:
-        conn = self._live("_writer")
+        """The schema version, checked (and migrated, when writable) on one connection outside the pool."""
+        conn = connect(self.url)
+        try:
+            self._check_schema_on(conn)
+        finally:
+            conn.close()
+
+    def _check_schema_on(self, conn: Any) -> None:
         if conn.execute("SELECT to_regclass('catalog_meta')").fetchone()[0] is None:
             raise SchemaVersionError("The catalog database holds no GPU Cloud Advisor catalog (no catalog_meta table). "
                                      "Nothing was changed. Fix: open it with open_or_build (loads the seed) or run "
@@ -341,23 +239,22 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
 
     # -- backend hooks ---------------------------------------------------------------------------------
 
-    def cursor(self) -> _PgCursor:
-        """A cursor on the shared autocommit connection (single statements; psycopg serialises them)."""
-        return _PgCursor(lambda: self._live("_reader"), self.url)
+    def cursor(self) -> PgCursor:
+        """A cursor for single autocommit statements (each takes a pooled connection for its own run)."""
+        return PgCursor(self._pool, self.url)
 
     @contextmanager
-    def _write_cursor(self) -> Iterator[_PgCursor]:
+    def _write_cursor(self) -> Iterator[PgCursor]:
+        """One pooled connection holding the writer lock (a session advisory lock) for the whole write."""
         with self._lock:
-            cur = _PgCursor(lambda: self._live("_writer"), self.url)
-            cur.execute("SELECT pg_advisory_lock(?)", [WRITER_LOCK_KEY])
-            conn = cur._conn
+            cur = PgCursor(self._pool, self.url, hold=True,
+                            setup=(("SELECT pg_advisory_lock(%s)", [WRITER_LOCK_KEY]),),
+                            teardown=(("SELECT pg_advisory_unlock(%s)", [WRITER_LOCK_KEY]),))
+            cur.attach()
             try:
                 yield cur
             finally:
-                if not (conn.closed or conn.broken):
-                    if conn.info.transaction_status != 0:  # a transaction left open by an error: roll it back
-                        conn.rollback()
-                    conn.execute("SELECT pg_advisory_unlock(%s)", [WRITER_LOCK_KEY])
+                cur.release()
 
     def meta(self) -> dict[str, str]:
         return dict(self.cursor().execute("SELECT key, value FROM catalog_meta").fetchall())
@@ -384,18 +281,19 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
 
         data: dict[str, tuple[list[str], list[tuple]]] = {}
         for attempt in (1, 2):  # a connection that died since its last use is replaced once
-            conn = self._live("_snapper", autocommit=False)
+            conn = checkout(self._pool, self.url)
             try:
-                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-                conn.read_only = True
                 with conn.transaction():
+                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                     for table in SNAPSHOT_TABLES:
                         cur = conn.execute(f"SELECT * FROM {table}")
                         data[table] = ([c.name for c in cur.description], cur.fetchall())
                 break
             except psycopg.OperationalError as exc:
                 if attempt == 2 or not conn.broken:
-                    raise _unavailable(self.url, exc, "Retrying on the next action.") from exc
+                    raise unavailable(self.url, exc, "Retrying on the next action.") from exc
+            finally:
+                self._pool.putconn(conn)
         meta = dict(data["catalog_meta"][1])
         snap = duckdb.connect(":memory:", config=_DUCK_CONFIG)
         snap.execute(SCHEMA_SQL.read_text())
@@ -410,6 +308,35 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
             snap.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM _pg_rows")
             snap.unregister("_pg_rows")
         return snap, int(meta.get("data_version", "0"))
+
+    # -- failed sign-ins, shared by the replicas (catalog.storage.interface.SharedSignInFailures) -------------------
+
+    def count_login_failure(self, attempt_id: str, name: str, client: str, *, max_name_failures: int,
+                            max_client_failures: int, window_s: float) -> str | None:
+        """Count a sign-in attempt as failed before its password is checked, for every replica: "locked",
+        "client-locked" (refused, nothing counted) or None (counted; :meth:`forget_login_failure` if it succeeds)."""
+        return self._on_pooled_connection(count_failure, attempt_id, name, client, max_name_failures=max_name_failures,
+                                          max_client_failures=max_client_failures, window_s=window_s)
+
+    def forget_login_failure(self, attempt_id: str) -> None:
+        self._on_pooled_connection(forget_failure, attempt_id)
+
+    def _on_pooled_connection(self, work: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``work(conn, ...)`` on a pooled connection (its own transaction; not retried: a lost connection is an
+        unavailable database, and the caller fails closed)."""
+        import psycopg
+
+        conn = checkout(self._pool, self.url)
+        try:
+            return work(conn, *args, **kwargs)
+        except psycopg.OperationalError as exc:
+            raise unavailable(self.url, exc, "Retrying on the next action.") from exc
+        except psycopg.Error as exc:  # e.g. a read-only store on a database that predates the table
+            logging.getLogger("gpu_cloud_advisor").error("catalog database %s: %s", redact(self.url),
+                                                         str(exc).strip().splitlines()[0][:300] if str(exc).strip() else exc)
+            raise CatalogError("The catalog database refused the statement; the server log says why.") from exc
+        finally:
+            self._pool.putconn(conn)
 
     def _has_table(self, table: str) -> bool:
         return True  # the schema is created whole, and every migration brings it to the current version
