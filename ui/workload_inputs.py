@@ -350,16 +350,20 @@ def workload_inputs() -> WorkloadSection | None:
     for key, value in _widget_values(current).items():
         st.session_state.setdefault(key, value)
     with st.container(border=True):
-        top = st.columns([1.1, 1.4, 1.3, 1.6])
+        # The two segmented controls get wide columns of their own: they do not wrap, and at presentation size a
+        # quarter of the page cut "Inference" and "Assume defaults" off.
+        top = st.columns([1.1, 1.6])
         mode = top[0].segmented_control("Workload", ["training", "inference"], key="_wl_mode", required=True,
                                         format_func=str.capitalize)
-        top[1].selectbox("Model preset", [*MODEL_PRESETS, CUSTOM], key="_wl_preset", format_func=_preset_label,
+        policy_col = top[1]
+        top = st.columns(2)
+        top[0].selectbox("Model preset", [*MODEL_PRESETS, CUSTOM], key="_wl_preset", format_func=_preset_label,
                          on_change=_apply_preset, help="Fills the model size (and, for inference, the layers and "
                          "KV heads) from the published architecture. Every field stays editable.")
-        top[2].selectbox("Price", list(PRICE_COLUMN), format_func=PRICE_LABEL.get, key="_wl_price",
+        top[1].selectbox("Price", list(PRICE_COLUMN), format_func=PRICE_LABEL.get, key="_wl_price",
                          help="Which current catalog price of each offer a GPU-hour costs. Offers without that "
                               "price type are listed under 'Left out'.")
-        top[3].segmented_control(
+        policy_col.segmented_control(
             "When the catalog lacks fabric data", list(POLICY_LABEL), format_func=POLICY_LABEL.get, key="_wl_policy",
             required=True, help="A multi-GPU job needs GPUs per node and the intra-node link; a multi-node job also "
             "needs the inter-node fabric and its bandwidth. Leave such offers out, or price them with the stated "
