@@ -276,33 +276,30 @@ def scope_widgets(prefix: str, scope: OfferScope, gpu_models: Sequence[str], *, 
                    "fit_on": scope.fit is not None, "fit_b": float(fit_value.model_params_b),
                    "fit_use": fit_value.use, "fit_n": int(fit_value.n_gpus), "outliers": scope.include_price_outliers})
     ss = st.session_state
-    cols = box.columns([1.4, 0.9, 2.6, 1.1] if fit else [1.4, 0.9, 1.1])
-    i = 0
+    # Two rows: the GPU class, memory floor and outliers; then the model fit. One row of four cramped every label and
+    # cut the GPU list and "Training or full fine-tune" off at presentation size (seen in the Scoring screenshot).
+    cols = box.columns([2.2, 1, 1])
     if gpu_class:
         options = sorted(set(gpu_models) | set(ss[f"{prefix}_gpus"]))
-        cols[i].multiselect("GPU class", options, key=f"{prefix}_gpus", placeholder="any GPU",
+        cols[0].multiselect("GPU class", options, key=f"{prefix}_gpus", placeholder="any GPU",
                             help="Compare like with like: only these GPU models compete.")
-    i += 1
-    cols[i].number_input("Min. memory per GPU (GB)", *MIN_MEMORY_RANGE_GB, value=None, step=8.0,
+    cols[1].number_input("Min. memory per GPU (GB)", *MIN_MEMORY_RANGE_GB, value=None, step=8.0,
                          format="%.0f", key=f"{prefix}_min_mem", placeholder="any",
                          help="Offers with less memory per GPU, or none stated, are left out.")
-    i += 1
+    outlier_toggle(prefix, scope.include_price_outliers, cols[2])
     if fit:
-        with cols[i]:
-            st.toggle("A model must fit", key=f"{prefix}_fit_on",
-                      help="Derive the memory per GPU from the model's size and precision (rule and sources in "
-                           "docs/like-for-like.md).")
-            a, b, c = st.columns([0.8, 1.6, 0.8])
-            on = ss[f"{prefix}_fit_on"]
-            a.number_input("Model (B params)", *FIT_MODEL_RANGE_B, step=1.0, format="%g",
-                           key=f"{prefix}_fit_b", disabled=not on)
-            b.selectbox("Use and precision", list(FIT_USES), format_func=FIT_USES.get, key=f"{prefix}_fit_use",
-                        disabled=not on)
-            c.number_input("Over GPUs", min_value=1, max_value=100_000, step=1, key=f"{prefix}_fit_n", disabled=not on,
-                           help="Training: the cluster the state is sharded over. Serving: GPUs per replica (≤ 8, "
-                                "one node).")
-        i += 1
-    outlier_toggle(prefix, scope.include_price_outliers, cols[i])
+        t, a, b, c = box.columns([1.1, 0.9, 1.8, 0.9], vertical_alignment="bottom")
+        t.toggle("A model must fit", key=f"{prefix}_fit_on",
+                 help="Derive the memory per GPU from the model's size and precision (rule and sources in "
+                      "docs/like-for-like.md).")
+        on = ss[f"{prefix}_fit_on"]
+        a.number_input("Model (B params)", *FIT_MODEL_RANGE_B, step=1.0, format="%g",
+                       key=f"{prefix}_fit_b", disabled=not on)
+        b.selectbox("Use and precision", list(FIT_USES), format_func=FIT_USES.get, key=f"{prefix}_fit_use",
+                    disabled=not on)
+        c.number_input("Over GPUs", min_value=1, max_value=100_000, step=1, key=f"{prefix}_fit_n", disabled=not on,
+                       help="Training: the cluster the state is sharded over. Serving: GPUs per replica (≤ 8, "
+                            "one node).")
     new_fit = (WorkloadFit(model_params_b=float(ss[f"{prefix}_fit_b"]), use=ss[f"{prefix}_fit_use"],
                            n_gpus=int(ss[f"{prefix}_fit_n"])) if fit and ss[f"{prefix}_fit_on"] else
                (scope.fit if not fit else None))
