@@ -225,15 +225,16 @@ ROW_COLUMNS = ("offer_id", "provider_name", "gpu_model", "form_factor", "gpus_pe
                "price_retrieved_at", "as_of_date", "as_of")
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
-    """The rows of ``frame`` as dicts of the :data:`ROW_COLUMNS` it has (the label and flag functions read no other)."""
+def row_records(frame: pd.DataFrame) -> list[dict]:
+    """The rows of ``frame`` as dicts of the :data:`ROW_COLUMNS` it has (:func:`picker_label`, :func:`flags_text`
+    and :func:`price_date` read no other; the whole offers frame has about 60 columns)."""
     return frame[[c for c in ROW_COLUMNS if c in frame.columns]].to_dict("records")
 
 
 def picker_labels(frame: pd.DataFrame, *, flags: bool = True) -> pd.Series:
     """:func:`picker_label` of every row; rows that would still read the same (two instance families of one
     size in one region) get their catalog offer id appended, so no two options look identical."""
-    records = _records(frame)
+    records = row_records(frame)
     plain = pd.Series([picker_label(r, flags=False) for r in records], index=frame.index, dtype=object)
     twins = plain.duplicated(keep=False).to_numpy()
     out = []

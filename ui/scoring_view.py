@@ -190,7 +190,7 @@ def ranking_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFram
         **{"Price" if j == price_j else head(j):
            _facts(r.criteria[j], r.values[order, j], r.missing[order, j], rows, display) for j in [price_j, *weighted]},
         "Not stated": [f"{n} of {int((asked > 0).sum())}" for n in n_missing],
-        "Flags": [offer_scope.flags_text(row) or "—" for row in rows.to_dict("records")],
+        "Flags": [offer_scope.flags_text(row) or "—" for row in offer_scope.row_records(rows)],
         "Source": rows["source_url"].to_numpy(),
     }
     is_wsm = r.method.value == "weighted_sum"
@@ -218,7 +218,9 @@ def provider_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFra
     """One row per provider: its best-scoring offer among those ranked, providers ranked by that score."""
     r = scored.result
     order = r.order
-    rows = scored.offers.iloc[order]
+    # Only the columns this table reads (the offers frame has about 60: copying them all cost ~30 ms a rerun; #31).
+    cols = [c for c in ("provider_name", "source_url", *offer_scope.ROW_COLUMNS) if c in scored.offers.columns]
+    rows = scored.offers.iloc[order][list(dict.fromkeys(cols))]
     price_j = next(j for j, c in enumerate(r.criteria) if c.name == "price_eur_per_gpu_hour")
     best = rows.assign(_score=r.scores[order], _rank=r.ranks[order], _price=r.values[order, price_j],
                        _n=rows.groupby("provider_name")["provider_name"].transform("size").to_numpy())
@@ -226,11 +228,11 @@ def provider_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFra
     score = best["_score"].to_numpy()
     data = {
         "Rank": rank(score), "Score": score, "Provider": best["provider_name"].to_numpy(),
-        "Best offer": [offer_scope.picker_label(row, flags=False).split(" · ", 1)[1] for row in best.to_dict("records")],
+        "Best offer": [offer_scope.picker_label(row, flags=False).split(" · ", 1)[1] for row in offer_scope.row_records(best)],
         "Offer rank": best["_rank"].to_numpy(),
         "Price": [money(v, display) if v == v else NOT_STATED for v in best["_price"]],
         "Offers ranked": best["_n"].to_numpy(),
-        "Flags": [offer_scope.flags_text(row) or "—" for row in best.to_dict("records")],
+        "Flags": [offer_scope.flags_text(row) or "—" for row in offer_scope.row_records(best)],
         "Source": best["source_url"].to_numpy(),
     }
     basis = next(str(a.value) for a in r.assumptions if a.name == "price_basis")
