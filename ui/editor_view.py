@@ -11,6 +11,7 @@ import typing
 import pandas as pd
 import streamlit as st
 
+from catalog.cells import clean_value
 from catalog.models import TABLE_KEYS, TABLE_MODELS, RowChange
 
 EDITABLE_TABLES = {
@@ -74,24 +75,9 @@ def editable_frame(df: pd.DataFrame, table: str) -> pd.DataFrame:
     return df[cols].reset_index(drop=True)
 
 
-def _clean(value):
-    if value is None:
-        return None
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    if isinstance(value, pd.Timestamp):
-        return value.date()
-    if hasattr(value, "item"):
-        return value.item()
-    return value
-
-
 def _row_values(row: pd.Series, table: str) -> dict:
     fields = TABLE_MODELS[table].model_fields
-    return {k: _clean(v) for k, v in row.items() if k in fields}
+    return {k: clean_value(v) for k, v in row.items() if k in fields}
 
 
 def _new_price_id(values: dict, today: dt.date, taken: set[str]) -> str:
@@ -123,7 +109,7 @@ def changes_from_editor(table: str, original: pd.DataFrame, state: dict, today: 
     for idx, edits in (state.get("edited_rows") or {}).items():
         row = original.iloc[int(idx)]
         values = _row_values(row, table)
-        values.update({k: _clean(v) for k, v in edits.items() if k not in META})
+        values.update({k: clean_value(v) for k, v in edits.items() if k not in META})
         version = int(row["row_version"])
         if table == "prices" and PRICE_FIELDS & set(edits):
             if not {"source_url", "retrieved_at"} <= set(edits):
@@ -140,7 +126,7 @@ def changes_from_editor(table: str, original: pd.DataFrame, state: dict, today: 
         else:
             changes.append(RowChange(table=table, action="update", key=row[key_col], values=values, expected_version=version))
     for added in state.get("added_rows") or []:
-        values = {k: _clean(v) for k, v in added.items() if k not in META}
+        values = {k: clean_value(v) for k, v in added.items() if k not in META}
         if table == "prices" and not values.get(key_col) and values.get("offer_id") and values.get("price_type"):
             values.setdefault("valid_from", today)
             values[key_col] = _new_price_id(values, values["valid_from"] if isinstance(values["valid_from"], dt.date) else today, taken)

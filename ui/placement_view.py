@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from catalog.cells import clean_value
 from engine.adapters import is_marketplace
 from engine.money import from_eur
 from engine.placement import (
@@ -100,20 +101,6 @@ def portfolio_frame(workloads) -> pd.DataFrame:
                                                             "min_gpu_memory_gb": float})
 
 
-def _clean(value):
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return None
-    if isinstance(value, str):
-        return value.strip() or None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    return value
-
-
 def _message(msg: str) -> str:
     msg = msg.removeprefix("Value error, ").replace("Field required", "required").replace(" x ", " × ")
     msg = msg.replace(" or hourly_demand_gpus", "")  # uploaded series are not edited in this grid
@@ -130,7 +117,7 @@ def rows_to_workloads(frame: pd.DataFrame) -> tuple[list[Workload], list[str]]:
     workloads, errors, seen = [], [], {}
     int_fields = {"busy_hours_per_day", "busy_days_per_week", "first_busy_hour"}
     for pos, row in enumerate(frame.to_dict("records"), start=1):
-        values = {f: _clean(row.get(f)) for f in COLUMNS}
+        values = {f: clean_value(row.get(f), strip_text=True) for f in COLUMNS}
         if all(values[f] is None for f in ("name", "mean_gpus", "peak_gpus")):
             continue
         data = {f: (int(v) if f in int_fields and float(v).is_integer() else v)
