@@ -13,9 +13,9 @@ import math
 import re
 from dataclasses import dataclass
 
-from engine.money import from_eur
+from engine.assumptions import is_missing
+from ui.format import display_in, money
 
-SYMBOL = {"EUR": "€", "USD": "$"}
 NOT_STATED = "not stated"
 
 
@@ -384,10 +384,6 @@ def readable_columns(frame):
     return frame.rename(columns={c: label_with_unit(c) for c in frame.columns if isinstance(c, str)})
 
 
-def _is_missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
 def _count(value: float) -> str:
     for size, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
         if abs(value) >= size:
@@ -399,7 +395,7 @@ def fmt(name: str, value: object, currency: str = "EUR", usd_per_eur: float = 1.
     """``value`` of ``name`` as text with its unit: money converted to ``currency``, fractions as percent,
     counts in words, booleans as yes/no, empty values as the registry's word for them (never None/nan)."""
     entry = lookup(name)
-    if _is_missing(value) or (isinstance(value, list | tuple | dict) and not value):
+    if is_missing(value) or (isinstance(value, list | tuple | dict) and not value):
         return entry.none
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
@@ -414,9 +410,8 @@ def fmt(name: str, value: object, currency: str = "EUR", usd_per_eur: float = 1.
         return entry.none
     u = unit(name, currency)
     if entry.kind == "money":
-        amount = float(from_eur(value, currency, usd_per_eur))
         per = u.split("/", 1)[1] if "/" in u else ""
-        return f"{SYMBOL.get(currency, currency + ' ')}{amount:,.{entry.decimals}f}" + (f"/{per}" if with_unit and per else "")
+        return money(value, display_in(currency, usd_per_eur), entry.decimals) + (f"/{per}" if with_unit and per else "")
     if entry.kind == "fraction":
         pct = f"{value * 100:.2f}".rstrip("0").rstrip(".")
         return f"{'0' if pct in ('-0', '') else pct}{u if with_unit and u else '%'}"

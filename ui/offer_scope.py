@@ -27,6 +27,7 @@ from catalog import counts, coverage
 from catalog.counts import price_age_days, price_date
 from catalog.store import STALE_AFTER_DAYS
 from engine.adapters import outlier_in
+from engine.assumptions import is_missing
 from engine.outliers import MODIFIED_Z_CUTOFF, PRICE_TYPES, RATIO_CUTOFF
 from engine.scope import FIT_USES, OfferScope, Residency, WorkloadFit
 from engine.scoring import Constraints, apply_constraints
@@ -188,7 +189,7 @@ def flags_text(row: pd.Series | dict, today: dt.date | None = None) -> str:
 
 def is_true(value: object) -> bool:
     """True for a true flag; False for False, None, NaN and pandas NA (a missing flag is no flag)."""
-    return value is not None and not (not isinstance(value, str) and pd.isna(value)) and bool(value)
+    return not is_missing(value) and bool(value)
 
 
 def price_is_stale(frame: pd.DataFrame, today: dt.date | None = None) -> np.ndarray:
@@ -197,13 +198,13 @@ def price_is_stale(frame: pd.DataFrame, today: dt.date | None = None) -> np.ndar
 
 
 def _text(value: object) -> str | None:
-    return None if value is None or (not isinstance(value, str) and pd.isna(value)) or str(value).strip() == "" \
+    return None if is_missing(value) or str(value).strip() == "" \
         else str(value).strip()
 
 
 def gpus_text(value: object) -> str:
     """'8 GPUs' / '1 GPU' / 'node size not stated'."""
-    if value is None or pd.isna(value):
+    if is_missing(value):
         return "node size not stated"
     n = int(value)
     return f"{n} GPU{'s' * (n != 1)}"

@@ -215,7 +215,7 @@ def comparison_frame(chosen: pd.DataFrame, display: DisplaySettings, today: dt.d
     for col in shown.columns:
         # money from the EUR frame (fmt converts it once); the text columns as the offers table words them
         values = chosen[col] if col in PRICE_COLUMNS else shown[col]
-        rows[labels.label(col)] = [labels.fmt(col, None if pd.isna(v) else v, display.currency, display.usd_per_eur)
+        rows[labels.label(col)] = [labels.fmt(col, v, display.currency, display.usd_per_eur)
                                    for v in values]
     return pd.DataFrame(rows, index=list(offer_scope.picker_labels(chosen))).T.astype(str)
 
