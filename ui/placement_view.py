@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from catalog.cells import clean_value
 from engine.adapters import is_marketplace
+from engine.assumptions import is_missing
 from engine.money import from_eur
 from engine.placement import (
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
@@ -38,7 +39,7 @@ from engine.placement import (
 )
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
-from ui.format import SYMBOL, money, plain
+from ui.format import SYMBOL, assumption_table, money, plain
 from ui.placement_examples import EXAMPLES
 from ui.placement_venues import (
     build_venues,
@@ -438,7 +439,7 @@ def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) 
 
 
 def money_value(value_eur: float, display: DisplaySettings) -> float:
-    return math.nan if value_eur is None or math.isnan(value_eur) else float(
+    return math.nan if is_missing(value_eur) else float(
         from_eur(value_eur, display.currency, display.usd_per_eur))
 
 
@@ -448,7 +449,7 @@ def savings(plan: PlacementPlan, baseline: PlacementPlan | None) -> tuple[float,
 
 def cost_delta(saved_fraction: float) -> str | None:
     """A metric's delta for a saving: "-25% cost"; none when it rounds to 0 % or is undefined (never "-0%")."""
-    if saved_fraction != saved_fraction or round(saved_fraction * 100) == 0:
+    if is_missing(saved_fraction) or round(saved_fraction * 100) == 0:
         return None
     return f"{-saved_fraction:+.0%} cost"
 
@@ -464,7 +465,7 @@ def summary(solved: Solved, section: PlacementSection, display: DisplaySettings)
              if od > 0.5 else " Running every workload on demand would cost the same")
     dp, dp_pct = savings(plan, solved.dedicated)
     text += (f" and {money(dp, display, 0)} ({dp_pct:.0%}) less than dedicated capacity sized for each peak."
-             if dp == dp else f". The dedicated-for-peak baseline is not possible: {plain(solved.dedicated_problem)}.")
+             if not is_missing(dp) else f". The dedicated-for-peak baseline is not possible: {plain(solved.dedicated_problem)}.")
     sensitive = [w.name for w in solved.workloads if w.is_sensitive or w.latency_sensitive]
     if sensitive:
         text += f" {len(sensitive)} of {n} workloads are restricted to EU venues ({plain(', '.join(sensitive))})."
@@ -567,6 +568,4 @@ def assumptions_frame(solved: Solved, section: PlacementSection, display: Displa
     epoch = [(f"epoch_discount_{p}", f"1 y {d[1]:.0%}, 3 y {d[3]:.0%}", "-",
               "Epoch AI training-cost-trends constants.py DEFAULT_CUD") for p, d in EPOCH_COMMITMENT_DISCOUNT_FRACTION.items()]
     engine = [] if solved.plan is None else [a.row() for a in solved.plan.assumptions]
-    rows = [{"name": n, "value": v if isinstance(v, str) else f"{v:.4g}" if isinstance(v, float) else str(v),
-             "unit": u, "source": s} for n, v, u, s in page + epoch + engine]
-    return pd.DataFrame(rows)
+    return assumption_table(page + epoch + engine)

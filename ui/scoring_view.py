@@ -20,7 +20,7 @@ from engine.scoring import (
     rank,
 )
 from ui import offer_scope
-from ui.format import money, plain
+from ui.format import assumption_table, money, plain
 from ui.scenario import DisplaySettings
 from ui.scoring_inputs import BASIS_LABEL, CONSTRAINT_LABEL, MISSING_EXPLAIN
 from ui.scoring_ranking import Scored
@@ -228,7 +228,7 @@ def provider_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFra
         "Rank": rank(score), "Score": score, "Provider": best["provider_name"].to_numpy(),
         "Best offer": [offer_scope.picker_label(row, flags=False).split(" · ", 1)[1] for row in best.to_dict("records")],
         "Offer rank": best["_rank"].to_numpy(),
-        "Price": [money(v, display) if v == v else NOT_STATED for v in best["_price"]],
+        "Price": [money(v, display, missing=NOT_STATED) for v in best["_price"]],
         "Offers ranked": best["_n"].to_numpy(),
         "Flags": [offer_scope.flags_text(row) or "—" for row in best.to_dict("records")],
         "Source": best["source_url"].to_numpy(),
@@ -278,8 +278,5 @@ def criteria_frame(result: ScoringResult, points: dict[str, float]) -> pd.DataFr
 
 
 def assumptions_frame(result: ScoringResult) -> pd.DataFrame:
-    def fmt(v: object) -> str:
-        return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-    return pd.DataFrame([{"name": a.name, "value": fmt(a.value), "unit": a.unit, "source": a.source}
-                         for a in result.assumptions])
+    """The ranking's assumptions (the one table builder, :func:`ui.format.assumption_table`)."""
+    return assumption_table(a.row() for a in result.assumptions)

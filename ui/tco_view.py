@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from catalog.counts import is_stale_age
 from catalog.store import STALE_AFTER_DAYS
+from engine.assumptions import is_missing
 from engine.power import rated_it_power_kw_per_gpu
 from engine.tco import (
     Pair,
@@ -29,7 +30,7 @@ from engine.tco import (
     tornado,
 )
 from ui import offer_scope, tco_words
-from ui.format import money
+from ui.format import assumption_table, money
 from ui.scenario import UTILISATION_RANGE, DisplaySettings, TcoSection, get_scenario, update_scenario
 
 OPTION_NAMES = {"on_demand": "renting on demand", "reserved": "renting reserved", "owned": "owning"}
@@ -124,7 +125,7 @@ def committed_prices(prices: pd.DataFrame, usd_per_eur: float) -> pd.DataFrame:
 def committed_label(row, display: DisplaySettings) -> str:
     term = int(row.term_months)
     years = f"{term // 12}-year" if term % 12 == 0 else f"{term}-month"
-    upfront = "" if pd.isna(row.upfront_pct) else f", {row.upfront_pct:.0f} % upfront"
+    upfront = "" if is_missing(row.upfront_pct) else f", {row.upfront_pct:.0f} % upfront"
     quote = getattr(row, "quote_label", None)
     if isinstance(quote, str) and quote:  # a workspace quote (issue #29.7), named as such
         return f"{quote}: {years} term{upfront}, {money(row.amount_eur_per_gpu_hour, display)}/GPU-h"
@@ -137,7 +138,7 @@ def apply_on_demand_preset(offers: pd.DataFrame) -> None:
     price taken from the previous offer (it belongs to that offer, never to this one)."""
     offer_id = st.session_state.get("tco_on_demand_offer")
     row = offers.set_index("offer_id").loc[offer_id] if offer_id in set(offers.offer_id) else None
-    if row is not None and not math.isnan(row["on_demand_eur_per_gpu_hour"]):
+    if row is not None and not is_missing(row["on_demand_eur_per_gpu_hour"]):
         st.session_state[_key("price_on_demand_eur_per_gpu_hour")] = round(float(row["on_demand_eur_per_gpu_hour"]), 4)
     if st.session_state.get("tco_committed") not in (NO_COMMITMENT, YOUR_QUOTE):
         st.session_state["tco_committed"] = NO_COMMITMENT
@@ -147,7 +148,7 @@ def apply_gpu_preset(specs: pd.DataFrame) -> None:
     spec_id = st.session_state.get("tco_gpu_spec")
     if spec_id in set(specs.gpu_spec_id):
         tdp = specs.set_index("gpu_spec_id").loc[spec_id, "tdp_watts"]
-        if not pd.isna(tdp):  # the shared power model: TDP x (1 + the server's non-GPU share) at full load
+        if not is_missing(tdp):  # the shared power model: TDP x (1 + the server's non-GPU share) at full load
             st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(rated_it_power_kw_per_gpu(float(tdp))), 4)
             update_scenario(tco=get_scenario().tco.model_copy(update={"gpu_spec_id": spec_id}))  # exports cite it
 
@@ -424,13 +425,10 @@ def assumptions_frame(inputs: TcoInputs, section: TcoSection | None = None, *, a
                          f"committed price {section.reserved_price_id} of offer {section.on_demand_offer_id}")
                 source = {"offer": offer,
                           "quote": "your quote (entered by the user)"}.get(section.reserved_origin or "", "not given")
-            elif a.value != a.value:  # NaN: not given
+            elif is_missing(a.value):
                 source = "not given"
             elif not math.isclose(a.value, float(getattr(_DEFAULTS, a.name)), rel_tol=1e-9, abs_tol=1e-12):
                 source = "entered by the user"
-        if as_text:
-            value = "not given" if a.value != a.value else f"{a.value:,.6g}"
-        else:
-            value = None if a.value != a.value else a.value
-        rows.append({"input": FIELD_LABELS.get(a.name, a.name), "value": value, "unit": a.unit, "source": source})
-    return pd.DataFrame(rows)
+        rows.append((a.name, a.value, a.unit, source))
+    return assumption_table(rows, number_format=",.6g", whole_numbers=True, missing="not given", as_text=as_text,
+                            label=lambda name: FIELD_LABELS.get(name, name), columns=("input", "value", "unit", "source"))

@@ -26,6 +26,7 @@ from engine.workload import (
 from engine.workload.layout import describe as describe_layout
 from engine.workload.training import stack_utilisation
 from ui import offer_scope
+from ui.format import assumption_table
 from ui.quotes import catalog_key, offers_with_quotes
 from ui.scenario import WorkloadSection
 
@@ -156,7 +157,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
     if s.mode == "inference":
         rows += [("tokens_per_day", s.tokens_per_day, "-", "Workload page (user input): GPUs = whole replicas"),
                  ("latency_target_s", s.latency_target_s, "s", "Workload page (user input)")]
-    assumptions = pd.DataFrame([(n, _fmt(v), u, src) for n, v, u, src in rows], columns=["name", "value", "unit", "source"])
+    assumptions = assumption_table(rows, number_format=",.6g", yes_no=True)
     return Priced(s.mode, out.reset_index(drop=True), assumptions)
 
 
@@ -189,14 +190,6 @@ def runner_up_text(r, best_step_s: np.ndarray) -> np.ndarray:
                    f"{text}: {step / best - 1.0:+.1%} step time ({comp:.2f} s compute + {bub:.2f} s bubble + "
                    f"{tp + pp + dp:.2f} s exposed communication)")
     return np.array(out, dtype=object)
-
-
-def _fmt(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:,.6g}"
-    return str(value)
 
 
 def price_workload(section: WorkloadSection, usd_per_eur: float) -> Priced:
