@@ -10,6 +10,7 @@ from catalog.models import ChangeSet, Editor, Role
 from catalog.store import CatalogStore
 from ui.auth import require_editor
 from ui.editor_view import MissingProvenanceError, changes_from_editor, diff_table
+from ui.labels import TABLE_LABELS
 from ui.scenario import get_scenario
 
 
@@ -145,7 +146,7 @@ def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_priva
 
     st.markdown("**Export**")
     c1, c2, c3 = st.columns(3)
-    table = c1.selectbox("Table", list(EDITABLE_TABLES), format_func=EDITABLE_TABLES.get, key="io_table")
+    table = c1.selectbox("Table", list(EDITABLE_TABLES), format_func=TABLE_LABELS.get, key="io_table")
     # Private quotes and editors' names are in the export for signed-in editors only. Both files are built on the
     # click (a callable: Streamlit's deferred download), not on every rerun of the page.
     c2.download_button("Download table (CSV)", lambda: export_csv(store.editable_rows(table, include_private=sees_private)),

@@ -13,15 +13,10 @@ import streamlit as st
 
 from catalog.cells import clean_value
 from catalog.models import TABLE_KEYS, TABLE_MODELS, RowChange
+from ui.labels import TABLE_LABELS
 
-EDITABLE_TABLES = {
-    "prices": "Prices",
-    "offers": "Offers",
-    "providers": "Providers",
-    "provider_facts": "Provider facts (legal seat, certifications)",
-    "gpu_specs": "GPU specs",
-    "gpu_aliases": "GPU name aliases",
-}
+#: The tables the editor edits, in tab order (their labels: ui.labels.TABLE_LABELS).
+EDITABLE_TABLES = tuple(TABLE_LABELS)
 META = ["row_version", "updated_by"]
 #: Price fields whose change makes a *new* price row (history is kept: the old row is closed).
 PRICE_FIELDS = {"amount_per_gpu_hour", "currency", "price_type", "term_months", "upfront_pct"}

@@ -347,7 +347,7 @@ def _chart(fig: go.Figure, first: bool, height: int | None = None) -> str:
 
 def _tco_section(scenario: Scenario, catalog: pd.DataFrame, specs: pd.DataFrame) -> tuple[list[str], list[go.Figure]]:
     from ui import tco_charts
-    from ui.tco_view import FIELD_LABELS, cached_tornado, utilisation_sweep, verdict
+    from ui.tco_view import cached_tornado, utilisation_sweep, verdict
 
     display, inputs = scenario.display, scenario.tco.inputs
     tco = evaluate_tco(inputs)
@@ -356,7 +356,7 @@ def _tco_section(scenario: Scenario, catalog: pd.DataFrame, specs: pd.DataFrame)
              *[f"<p>{_md(note)}</p>" for note in v.notes]]
     figures = [tco_charts.totals(tco, display), tco_charts.cumulative(tco, display),
                tco_charts.cost_vs_utilisation(utilisation_sweep(inputs), tco, display),
-               tco_charts.tornado_chart(cached_tornado(inputs, scenario.tco.tornado_pct), FIELD_LABELS)]
+               tco_charts.tornado_chart(cached_tornado(inputs, scenario.tco.tornado_pct), labels.TCO_INPUT_LABELS)]
     return parts, figures
 
 

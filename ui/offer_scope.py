@@ -32,17 +32,12 @@ from engine.outliers import MODIFIED_Z_CUTOFF, PRICE_TYPES, RATIO_CUTOFF
 from engine.scope import FIT_USES, OfferScope, Residency, WorkloadFit
 from engine.scoring import Constraints, apply_constraints
 from ui.format import plain
+from ui.labels import RESIDENCY_LABELS
 from ui.scenario import FIT_MODEL_RANGE_B, MIN_MEMORY_RANGE_GB, ClientBrief, Scenario
 
 #: Scenario sections that carry an offer scope.
 PAGES = ("scoring", "workload", "placement")
 
-RESIDENCY_LABEL = {
-    "eu_resident_only": "EU/EEA data centre only",
-    "eu_jurisdiction_only": "EU-controlled provider only",
-    "eu_legal_seat_only": "EU/EEA legal seat only",
-    "required_certifications": "Required certifications",
-}
 RESIDENCY_HELP = {
     "eu_resident_only": "The data-centre country is stated and in the EU/EEA. A country the source does not state fails.",
     "eu_jurisdiction_only": "The provider's ultimate parent is under EU law: a US-parented provider's EU region is "
@@ -168,7 +163,7 @@ def scope_summary(scope: OfferScope, residency: Residency | None = None, *, mark
         why = f" ({scope.fit.describe()})" if scope.fit and floor == scope.fit.need_gb_per_gpu() else " (your minimum)"
         parts.append(f"at least {floor:.0f} GB per GPU{why}")
     if residency is not None:
-        parts += [RESIDENCY_LABEL[k] for k in ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only")
+        parts += [RESIDENCY_LABELS[k] for k in ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only")
                   if getattr(residency, k)]
         if residency.required_certifications:
             parts.append("certified " + ", ".join(text(c) for c in residency.required_certifications))
@@ -339,8 +334,8 @@ def residency_widgets(prefix: str, residency: Residency, cert_options: Sequence[
     ss = st.session_state
     cols = box.columns(4)
     for col, name in zip(cols, ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only"), strict=False):
-        col.toggle(RESIDENCY_LABEL[name], key=f"{prefix}_{name}", help=RESIDENCY_HELP[name])
-    cols[3].multiselect(RESIDENCY_LABEL["required_certifications"], sorted(set(cert_options) | set(ss[f"{prefix}_certs"])),
+        col.toggle(RESIDENCY_LABELS[name], key=f"{prefix}_{name}", help=RESIDENCY_HELP[name])
+    cols[3].multiselect(RESIDENCY_LABELS["required_certifications"], sorted(set(cert_options) | set(ss[f"{prefix}_certs"])),
                         key=f"{prefix}_certs", placeholder="none required", help=RESIDENCY_HELP["required_certifications"])
     return Residency(eu_resident_only=bool(ss[f"{prefix}_eu_resident_only"]),
                      eu_jurisdiction_only=bool(ss[f"{prefix}_eu_jurisdiction_only"]),

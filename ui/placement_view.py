@@ -40,6 +40,7 @@ from engine.placement import (
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
 from ui.format import SYMBOL, assumption_table, money, plain
+from ui.labels import PLACEMENT_GRID_LABELS as COLUMNS  # grid columns: Workload field -> header
 from ui.placement_examples import EXAMPLES
 from ui.placement_venues import (
     build_venues,
@@ -59,14 +60,6 @@ from ui.scenario import (
     update_scenario,
 )
 
-#: Grid columns: Workload field -> label. The frame keeps the field names (tests edit them by name).
-COLUMNS = {
-    "name": "Workload", "kind": "Kind", "gpu_model": "GPU model", "mean_gpus": "Mean GPUs", "peak_gpus": "Peak GPUs",
-    "may_leave_eu": "May leave EU", "eu_jurisdiction_required": "EU provider", "latency_sensitive": "Latency",
-    "spot_allowed": "Spot OK", "needs_infiniband": "InfiniBand", "busy_hours_per_day": "Busy h/day",
-    "busy_days_per_week": "Busy d/week", "first_busy_hour": "Busy from", "min_gpu_memory_gb": "Min GB",
-    "needs_nvlink": "NVLink",
-}
 TERMS = {"3 years": 3, "1 year": 1, "Published reserved prices only": None}
 FACTORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4)  # on-demand price multipliers of the sensitivity
 K_EXAMPLE, K_GRID, K_BASE = "_pl_example", "_pl_portfolio", "_pl_portfolio_base"

@@ -12,6 +12,7 @@ from catalog.store import NOT_STATED, STALE_AFTER_DAYS, OfferFilter
 from engine.money import to_eur
 from ui import offer_scope
 from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, money_column
+from ui.labels import RESIDENCY_LABELS
 from ui.scenario import DisplaySettings
 
 PRICE_COLUMNS = ["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour",
@@ -59,7 +60,7 @@ def filter_widgets(options: dict[str, list[str]], display: DisplaySettings) -> O
         max_price = c4.number_input(f"Max price ({sym} per GPU-hour)", min_value=0.0, value=None, step=0.1,
                                     key="prov_maxprice", placeholder="no limit",
                                     help="Applies to the cheapest price among the selected price models.")
-        c3.toggle(offer_scope.RESIDENCY_LABEL["eu_legal_seat_only"], key="prov_seat",
+        c3.toggle(RESIDENCY_LABELS["eu_legal_seat_only"], key="prov_seat",
                   help=offer_scope.RESIDENCY_HELP["eu_legal_seat_only"])
         c4.multiselect("Certifications (within their scope)", sorted(set(options.get("certifications", []))
                                                                       | set(st.session_state.get("prov_certs", []))),

@@ -31,47 +31,41 @@ from engine.tco import (
 )
 from ui import offer_scope, tco_words
 from ui.format import assumption_table, money
+from ui.labels import TCO_INPUT_LABELS, TCO_OPTION_VERBS
 from ui.scenario import UTILISATION_RANGE, DisplaySettings, TcoSection, get_scenario, update_scenario
 
-OPTION_NAMES = {"on_demand": "renting on demand", "reserved": "renting reserved", "owned": "owning"}
-
-# (field, label, step, format) per group; labels carry the unit. Inputs are in EUR (engine units).
-GROUPS: list[tuple[str, list[tuple[str, str, float, str]]]] = [
+# (field, step, format) per group; the labels (with their unit) are ui.labels.TCO_INPUT_LABELS. Inputs are in EUR
+# (engine units).
+GROUPS: list[tuple[str, list[tuple[str, float, str]]]] = [
     ("Renting", [
-        ("price_on_demand_eur_per_gpu_hour", "On-demand price (EUR per GPU-hour)", 0.05, "%.4f"),
-        ("rental_price_decline_fraction_per_year", "Rental price decline per year (0-1)", 0.01, "%.2f"),
+        ("price_on_demand_eur_per_gpu_hour", 0.05, "%.4f"),
+        ("rental_price_decline_fraction_per_year", 0.01, "%.2f"),
     ]),
     ("Hardware and capital", [
-        ("server_capex_eur_per_gpu", "Server share per GPU (EUR)", 500.0, "%.0f"),
-        ("networking_capex_eur_per_gpu", "Networking share per GPU (EUR)", 100.0, "%.0f"),
-        ("storage_capex_eur_per_gpu", "Storage share per GPU (EUR)", 100.0, "%.0f"),
-        ("installation_capex_eur_per_gpu", "Installation per GPU (EUR)", 100.0, "%.0f"),
-        ("depreciation_years", "Depreciation life (years)", 0.5, "%.1f"),
-        ("cost_of_capital_fraction_per_year", "Cost of capital per year (0-1)", 0.01, "%.3f"),
-        ("residual_value_fraction", "Resale value at end of life (share of capex)", 0.01, "%.3f"),
+        ("server_capex_eur_per_gpu", 500.0, "%.0f"),
+        ("networking_capex_eur_per_gpu", 100.0, "%.0f"),
+        ("storage_capex_eur_per_gpu", 100.0, "%.0f"),
+        ("installation_capex_eur_per_gpu", 100.0, "%.0f"),
+        ("depreciation_years", 0.5, "%.1f"),
+        ("cost_of_capital_fraction_per_year", 0.01, "%.3f"),
+        ("residual_value_fraction", 0.01, "%.3f"),
     ]),
     ("Power and facility", [
-        ("power_at_load_kw_per_gpu", "Rated power per GPU incl. server share (kW)", 0.05, "%.3f"),
-        ("average_draw_fraction_of_rated", "Average draw, share of rated power", 0.01, "%.2f"),
-        ("idle_power_fraction", "Idle power (share of full load)", 0.05, "%.2f"),
-        ("pue", "PUE (facility overhead)", 0.01, "%.2f"),
-        ("electricity_eur_per_kwh", "Electricity (EUR per kWh)", 0.01, "%.4f"),
-        ("colocation_eur_per_kw_month", "Colocation (EUR per kW-month)", 5.0, "%.2f"),
+        ("power_at_load_kw_per_gpu", 0.05, "%.3f"),
+        ("average_draw_fraction_of_rated", 0.01, "%.2f"),
+        ("idle_power_fraction", 0.05, "%.2f"),
+        ("pue", 0.01, "%.2f"),
+        ("electricity_eur_per_kwh", 0.01, "%.4f"),
+        ("colocation_eur_per_kw_month", 5.0, "%.2f"),
     ]),
     ("Staff and maintenance", [
-        ("staff_fte", "Operations staff (FTE)", 0.05, "%.2f"),
-        ("labour_cost_eur_per_hour", "Labour cost (EUR per hour)", 1.0, "%.2f"),
-        ("working_hours_per_fte_year", "Working hours per FTE and year", 10.0, "%.0f"),
-        ("maintenance_fraction_of_capex_per_year", "Maintenance per year (share of capex)", 0.005, "%.3f"),
+        ("staff_fte", 0.05, "%.2f"),
+        ("labour_cost_eur_per_hour", 1.0, "%.2f"),
+        ("working_hours_per_fte_year", 10.0, "%.0f"),
+        ("maintenance_fraction_of_capex_per_year", 0.005, "%.3f"),
     ]),
 ]
 INT_FIELDS = {"cluster_gpus", "horizon_months", "reserved_term_months"}
-#: Readable name of every input (tornado bars, assumption table).
-FIELD_LABELS = {name: label for _title, fields in GROUPS for name, label, _step, _fmt in fields} | {
-    "utilisation_fraction": "Sustained utilisation (0-1)", "cluster_gpus": "GPUs in the cluster",
-    "horizon_months": "Horizon (months)", "price_reserved_eur_per_gpu_hour": "Committed price (EUR per GPU-hour)",
-    "reserved_term_months": "Committed term (months)",
-}
 #: Choice of the committed-price picker meaning "no committed price" and "the user's own quote".
 NO_COMMITMENT = "none"
 YOUR_QUOTE = "quote"
@@ -238,8 +232,8 @@ def draw_inputs(reserved: tuple[float | None, int | None]) -> tuple[TcoInputs | 
     cols = st.columns(len(GROUPS))
     for col, (title, fields) in zip(cols, GROUPS, strict=True):
         with col.expander(title, expanded=False):
-            for name, label, step, fmt in fields:
-                st.number_input(label, step=step, format=fmt, key=_key(name),
+            for name, step, fmt in fields:
+                st.number_input(TCO_INPUT_LABELS[name], step=step, format=fmt, key=_key(name),
                                 help=TcoInputs.model_fields[name].description)
                 slots[name] = st.empty()
     values = {}
@@ -310,12 +304,12 @@ def verdict(result: TcoResult, display: DisplaySettings, reserved_origin: str | 
     totals = result.total_cost_eur
     best, second = result.cheapest_option, result.runner_up_option
     span = span_text(inputs.horizon_months)
-    head = (f"Over {span} at {inputs.utilisation_fraction:.0%} utilisation, {OPTION_NAMES[best]} is the cheapest way "
+    head = (f"Over {span} at {inputs.utilisation_fraction:.0%} utilisation, {TCO_OPTION_VERBS[best]} is the cheapest way "
             f"to run {inputs.cluster_gpus} GPUs: {money(totals[best], display, 0)}")
     if second is not None:
         saving = totals[second] - totals[best]
         share = saving / totals[second] if totals[second] > 0 else 0.0
-        head += f", {money(saving, display, 0)} ({share:.0%}) less than {OPTION_NAMES[second]}."
+        head += f", {money(saving, display, 0)} ({share:.0%}) less than {TCO_OPTION_VERBS[second]}."
     else:
         head += "."
     be = result.break_even_utilisation_fraction[Pair.ON_DEMAND_VS_OWNED.value]
@@ -431,4 +425,4 @@ def assumptions_frame(inputs: TcoInputs, section: TcoSection | None = None, *, a
                 source = "entered by the user"
         rows.append((a.name, a.value, a.unit, source))
     return assumption_table(rows, number_format=",.6g", whole_numbers=True, missing="not given", as_text=as_text,
-                            label=lambda name: FIELD_LABELS.get(name, name), columns=("input", "value", "unit", "source"))
+                            label=lambda name: TCO_INPUT_LABELS.get(name, name), columns=("input", "value", "unit", "source"))

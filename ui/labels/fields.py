@@ -1,10 +1,12 @@
-"""One registry of labels, units and formats for every name a page, chart or export shows (issue #19).
+"""Field labels of the registry (:mod:`ui.labels`): labels, units and formats of every field and column name a
+page, chart or export shows (issue #19).
 
 Engine and scenario field names carry their units (``price_on_demand_eur_per_gpu_hour``); people read
 "On-demand price" and "€4.32/GPU-h". :func:`label` turns a name into its label, :func:`unit` into its unit,
 :func:`fmt` formats a value of that name with its unit (money in the display currency), and
 :func:`path_label` names a flattened scenario input (``tco.inputs.pue`` → "Rent or own · PUE").
-Names not listed get a readable label from their unit suffix, never the raw name.
+Names not listed get a readable label from their unit suffix, never the raw name; :func:`criterion_label` names a
+scoring criterion.
 """
 
 from __future__ import annotations
@@ -355,7 +357,7 @@ def label(name: str) -> str:
     name = str(name)
     if name.startswith(("weight.", "missing_fill.")):
         head, _, criterion = name.partition(".")
-        return ("Weight of " if head == "weight" else "Value used where not stated: ") + _criterion(criterion)
+        return ("Weight of " if head == "weight" else "Value used where not stated: ") + criterion_label(criterion)
     return lookup(name).text
 
 
@@ -433,9 +435,9 @@ def path_label(path: str) -> str:
     section = SECTIONS.get(parts[0], label(parts[0]))
     rest = [p for p in parts[1:] if p not in ("inputs", "training", "inference", "constraints")]
     if parts[:2] == ["scoring", "weight_points"] and len(parts) > 2:
-        return f"{section} · weight of {_criterion(parts[2])} (points)"
+        return f"{section} · weight of {criterion_label(parts[2])} (points)"
     if parts[:2] == ["scoring", "group_votes"] and len(parts) > 3:
-        return f"{section} · vote of {parts[2]}: {_criterion(parts[3])} (points)"
+        return f"{section} · vote of {parts[2]}: {criterion_label(parts[3])} (points)"
     if parts[:2] == ["placement", "capacity_gpus"] and len(parts) > 2:
         return f"{section} · capacity of {'.'.join(parts[2:])} (GPU)"
     if not rest:
@@ -447,7 +449,8 @@ def path_label(path: str) -> str:
     return f"{section} · {prefix}{label(head)}" + (f" ({u})" if u and lookup(head).kind not in ("bool", "text") else "")
 
 
-def _criterion(name: str) -> str:
+def criterion_label(name: str) -> str:
+    """The label of scoring criterion ``name`` ("Price per GPU-hour"); a name that is no criterion gets its label."""
     from engine.scoring import CRITERIA
 
     return next((c.label for c in CRITERIA if c.name == name), label(name))
