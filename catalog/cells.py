@@ -16,6 +16,7 @@ catalog row or a pydantic model takes: None for a gap, a date for a timestamp, a
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pandas as pd
 
@@ -50,10 +51,11 @@ def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def clean_value(value: object, *, strip_text: bool = False) -> object:
+def clean_value(value: object, *, strip_text: bool = False) -> Any:
     """A DataFrame cell as a plain Python value: None for a gap (None, NaN, NaT, ``pd.NA``), a ``datetime.date``
     for a pandas Timestamp, a Python scalar for a numpy one (``.item()``); other values unchanged. With
-    ``strip_text``, text is stripped and blank text is a gap (typed grid cells).
+    ``strip_text``, text is stripped and blank text is a gap (typed grid cells). Typed ``Any``: the value is
+    whatever the cell held, as the row's field takes it.
 
     >>> import numpy as np
     >>> [clean_value(v) for v in (None, float("nan"), pd.NaT, np.int64(3), pd.Timestamp("2025-01-02"), " a ")]

@@ -4,6 +4,7 @@ reads on a projector, one colour per price type and per fabric across every char
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -256,7 +257,7 @@ def coverage(cov: pd.DataFrame) -> go.Figure:
 def certification_matrix(providers: pd.DataFrame) -> go.Figure:
     """Which provider states which certification (one square per stated certificate); EU parents in blue."""
     rows = [(p.name, token, p.parent_jurisdiction == "EU")
-            for p in providers.itertuples() for token in certification_tokens(p.certifications)]
+            for p in providers.itertuples() for token in certification_tokens(cast(str | None, p.certifications))]
     fig = Fig()
     if not rows:
         fig.add_annotation(text="No provider's certifications are on record", showarrow=False, font=dict(size=18))

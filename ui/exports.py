@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -90,7 +91,7 @@ def tco_input_sources(section: TcoSection, catalog: pd.DataFrame, specs: pd.Data
         default = TcoInputs.model_fields[a.name].default
         if is_missing(a.value):
             out[a.name] = "not given"
-        elif default is not None and _close(a.value, default, 1e-9):
+        elif default is not None and _close(cast(float, a.value), default, 1e-9):
             out[a.name] = a.source
         else:
             out[a.name] = USER_ENTERED
@@ -116,7 +117,7 @@ def tco_input_sources(section: TcoSection, catalog: pd.DataFrame, specs: pd.Data
         where = f" ({price['source_url']}, retrieved {price['retrieved_at']})" if price is not None else ""
         for name, what in (("price_reserved_eur_per_gpu_hour", "committed price"),
                            ("reserved_term_months", "term of the committed price")):
-            out[name] = _offer_text(row, f"{what} {section.reserved_price_id}").rsplit(" (", 1)[0] + (
+            out[name] = _offer_text(cast(pd.Series, row), f"{what} {section.reserved_price_id}").rsplit(" (", 1)[0] + (
                 where or f" ({row['source_url']}, as of {row['as_of']})")
     sid = section.gpu_spec_id
     if sid and len(specs) and sid in set(specs["gpu_spec_id"]):
@@ -432,7 +433,7 @@ def _placement_html(scenario: Scenario, catalog: pd.DataFrame) -> tuple[str, lis
 
 
 def report_html(store: CatalogStore, scenario: Scenario, client: str = "", scenario_name: str = "",
-                progress: Callable[[float, str], None] | None = None) -> str:
+                progress: Callable[[float, str], object] | None = None) -> str:
     progress = progress or (lambda f, t: None)
     catalog, specs = _catalog(scenario)
     progress(0.15, "Rent or own…")
@@ -485,7 +486,7 @@ def report_html(store: CatalogStore, scenario: Scenario, client: str = "", scena
     return "".join(parts)
 
 
-def pdf_report(store: CatalogStore, scenario: Scenario, progress: Callable[[float, str], None] | None = None,
+def pdf_report(store: CatalogStore, scenario: Scenario, progress: Callable[[float, str], object] | None = None,
                client: str = "", scenario_name: str = "") -> bytes:
     """Render :func:`report_html` to PDF with headless Chromium (a few seconds)."""
     progress = progress or (lambda f, t: None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,7 @@ from ui.scenario import DisplaySettings
 
 #: Currency code -> symbol: the one table (pages, charts, exports and the label registry read it).
 SYMBOL = {"EUR": "€", "USD": "$"}
+Currency = Literal["EUR", "USD"]
 
 
 def symbol(currency: str) -> str:
@@ -36,14 +38,14 @@ def money(value_eur: float | None, display: DisplaySettings, decimals: int = 2, 
     """An amount in EUR as text in the display currency ("€1,234.50", "$1,285"); ``missing`` for a gap."""
     if is_missing(value_eur):
         return missing
-    amount = float(from_eur(value_eur, display.currency, display.usd_per_eur))
+    amount = float(from_eur(cast(float, value_eur), display.currency, display.usd_per_eur))  # stated: a number
     return f"{symbol(display.currency)}{amount:,.{decimals}f}"
 
 
 def display_in(currency: str, usd_per_eur: float) -> DisplaySettings:
     """Display settings for callers that hold the currency and the rate separately (the label registry, the
     exports); not validated again (they come from a validated scenario)."""
-    return DisplaySettings.model_construct(currency=currency, usd_per_eur=usd_per_eur)
+    return DisplaySettings.model_construct(currency=cast(Currency, currency), usd_per_eur=usd_per_eur)
 
 
 #: Columns of an assumption table: the parameter, its value, its unit, where the value comes from.

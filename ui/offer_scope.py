@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -141,7 +142,8 @@ def filter_offers(frame: pd.DataFrame, constraints: Constraints,
     data = with_outlier_flag(frame.reset_index(drop=True), price_columns)
     if "certifications_in_scope" in data:  # as the Scoring matrix: a certificate counts only within its scope
         data = data.assign(certifications=data["certifications_in_scope"])
-    keep, why = apply_constraints(data, constraints)
+    # a DataFrame is read as a mapping of columns (pandas-stubs do not declare it a Mapping)
+    keep, why = apply_constraints(data, constraints)  # type: ignore[arg-type]
     return keep, ["; ".join(why.get(i, ())) for i in range(len(data))]
 
 
@@ -201,7 +203,7 @@ def gpus_text(value: object) -> str:
     """'8 GPUs' / '1 GPU' / 'node size not stated'."""
     if is_missing(value):
         return "node size not stated"
-    n = int(value)
+    n = int(cast(float, value))  # stated: a number
     return f"{n} GPU{'s' * (n != 1)}"
 
 
@@ -292,7 +294,7 @@ def scope_widgets(prefix: str, scope: OfferScope, gpu_models: Sequence[str], *, 
             on = ss[f"{prefix}_fit_on"]
             a.number_input("Model (B params)", *FIT_MODEL_RANGE_B, step=1.0, format="%g",
                            key=f"{prefix}_fit_b", disabled=not on)
-            b.selectbox("Use and precision", list(FIT_USES), format_func=FIT_USES.get, key=f"{prefix}_fit_use",
+            b.selectbox("Use and precision", list(FIT_USES), format_func=FIT_USES.__getitem__, key=f"{prefix}_fit_use",
                         disabled=not on)
             c.number_input("Over GPUs", min_value=1, max_value=100_000, step=1, key=f"{prefix}_fit_n", disabled=not on,
                            help="Training: the cluster the state is sharded over. Serving: GPUs per replica (≤ 8, "

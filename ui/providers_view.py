@@ -55,7 +55,7 @@ def filter_widgets(options: dict[str, list[str]], display: DisplaySettings) -> O
         jur = c3.multiselect("Provider's parent jurisdiction", _values(Jurisdiction), key="prov_jur", placeholder="any",
                              help="Where the ultimate parent is incorporated: a US-parented provider's EU region is still under US law.")
         names = provider_names()
-        provider = c4.multiselect("Provider", sorted(options["providers"], key=lambda p: names.get(p, p).lower()),
+        provider = c4.multiselect("Provider", sorted(options["providers"], key=lambda p: str(names.get(p, p)).lower()),
                                   format_func=lambda p: names.get(p, p), key="prov_provider", placeholder="any")
         max_price = c4.number_input(f"Max price ({sym} per GPU-hour)", min_value=0.0, value=None, step=0.1,
                                     key="prov_maxprice", placeholder="no limit",

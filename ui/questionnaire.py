@@ -124,7 +124,7 @@ def provider_questions(offers: pd.DataFrame, brief, today: dt.date | None = None
 
 def offers_in_scope(catalog: pd.DataFrame, shortlist: pd.DataFrame, provider_ids: list[str] | None) -> pd.DataFrame:
     """The shortlist's offers, or the chosen providers' (their shortlisted offers, else all of theirs)."""
-    catalog = catalog[catalog.get("price_origin", "catalog").eq("catalog")] if "price_origin" in catalog else catalog
+    catalog = catalog[catalog["price_origin"].eq("catalog")] if "price_origin" in catalog else catalog
     if not provider_ids:
         return shortlist
     picked = []
@@ -279,7 +279,7 @@ def preview(answers: list[dict], catalog: pd.DataFrame, validate) -> ImportPrevi
     names = catalog.drop_duplicates("provider_id").set_index("provider_id")["provider_name"].to_dict()
     known_offers = set(catalog["offer_id"])
     out = ImportPreview()
-    cells: dict[tuple[str, str], dict] = {}
+    cells: dict[tuple[str, ...], dict] = {}  # (provider, offer or ALL_OFFERS, field) -> cell
     by_offer: dict[tuple[str, str], dict] = {}
     common: dict[str, dict] = {}
     diff = []
@@ -300,7 +300,7 @@ def preview(answers: list[dict], catalog: pd.DataFrame, validate) -> ImportPrevi
                                                           else "differs from the catalog")
         diff.append({"provider": names[pid], "offer": oid if oid != ALL_OFFERS else "(all)", "question": a["question"],
                      "catalog states": known, "answer": str(a["answer"]), "check": check})
-        cells[(pid, oid, name)] = diff[-1]  # type: ignore[index]
+        cells[(pid, oid, name)] = diff[-1]
     for (pid, oid), values in by_offer.items():
         if "price_per_gpu_hour" not in values:
             out.warnings.append(f"{names[pid]} · {oid}: no price answered, so no quote is made for this offer.")

@@ -398,7 +398,7 @@ def get_scenario() -> Scenario:
     return st.session_state.setdefault(SCENARIO_KEY, Scenario())
 
 
-def update_scenario(**sections: BaseModel) -> Scenario:
+def update_scenario(**sections: object) -> Scenario:
     """Replace whole sections (``update_scenario(display=DisplaySettings(...))``)."""
     scenario = get_scenario().model_copy(update=sections)
     st.session_state[SCENARIO_KEY] = scenario

@@ -154,13 +154,13 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         b.number_input(f"Maximum price ({sym} per GPU-hour)", min_value=0.01, value=None, step=0.1, format="%.2f",
                        key=_KEYS["max_price"], placeholder="no limit",
                        help="Applies to the effective price (the price basis on the right). No price stated: fails.")
-        c.radio("Method", list(SCORING_METHOD_LABELS), format_func=SCORING_METHOD_LABELS.get, key=_KEYS["method"], horizontal=True,
+        c.radio("Method", list(SCORING_METHOD_LABELS), format_func=SCORING_METHOD_LABELS.__getitem__, key=_KEYS["method"], horizontal=True,
                 help="Weighted sum: min-max normalised criteria times weights, added up. TOPSIS: distance to the "
                      "best and the worst value of every criterion (Hwang & Yoon 1981).")
-        c.radio("When the catalog does not state a value", list(SCORING_MISSING_LABELS), format_func=SCORING_MISSING_LABELS.get,
+        c.radio("When the catalog does not state a value", list(SCORING_MISSING_LABELS), format_func=SCORING_MISSING_LABELS.__getitem__,
                 key=_KEYS["missing"])
         c.caption(MISSING_EXPLAIN[ss[_KEYS["missing"]]])
-        c.selectbox("Price basis", list(SCORING_BASIS_LABELS), format_func=SCORING_BASIS_LABELS.get, key=_KEYS["price_basis"],
+        c.selectbox("Price basis", list(SCORING_BASIS_LABELS), format_func=SCORING_BASIS_LABELS.__getitem__, key=_KEYS["price_basis"],
                     help="Which catalog price of each offer is its effective price.")
         points = _draw_weights(display)
         edited = {k: v for k, v in points.items() if v != preset.weight_points.get(k, 0)}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -141,9 +142,10 @@ def apply_on_demand_preset(offers: pd.DataFrame) -> None:
 def apply_gpu_preset(specs: pd.DataFrame) -> None:
     spec_id = st.session_state.get("tco_gpu_spec")
     if spec_id in set(specs.gpu_spec_id):
-        tdp = specs.set_index("gpu_spec_id").loc[spec_id, "tdp_watts"]
+        tdp = specs.set_index("gpu_spec_id").loc[str(spec_id), "tdp_watts"]
         if not is_missing(tdp):  # the shared power model: TDP x (1 + the server's non-GPU share) at full load
-            st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(rated_it_power_kw_per_gpu(float(tdp))), 4)
+            watts = float(cast(float, tdp))  # one spec's TDP (gpu_spec_id is unique)
+            st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(rated_it_power_kw_per_gpu(watts)), 4)
             update_scenario(tco=get_scenario().tco.model_copy(update={"gpu_spec_id": spec_id}))  # exports cite it
 
 
@@ -161,7 +163,7 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
         on_demand = on_demand[on_demand.offer_id.isin(brief_offer_ids) | (on_demand.offer_id == chosen)]
     labels = offer_labels(on_demand, display)
     c1, c2 = st.columns([3, 2])
-    c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.get, index=None,
+    c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.__getitem__, index=None,
                  key="tco_on_demand_offer", placeholder="pick a catalog offer (or type the price below)",
                  on_change=apply_on_demand_preset, args=(offers,))
     c2.selectbox("Set power from a GPU", specs.gpu_spec_id.tolist(), index=None, key="tco_gpu_spec",
@@ -195,10 +197,10 @@ def draw_committed_choice(offer_id: str | None, committed: pd.DataFrame, section
     options = [NO_COMMITMENT, *committed.price_id.tolist(), YOUR_QUOTE]
     labels = {NO_COMMITMENT: "No committed price (compare on demand and owning only)",
               YOUR_QUOTE: "Your quote (type the price and term)"}
-    labels.update({r.price_id: committed_label(r, display) for r in committed.itertuples()})
+    labels.update({str(r.price_id): committed_label(r, display) for r in committed.itertuples()})
     if st.session_state.get("tco_committed") not in options:
         st.session_state["tco_committed"] = NO_COMMITMENT
-    choice = st.radio("Committed (reserved) price", options, format_func=labels.get, key="tco_committed")
+    choice = st.radio("Committed (reserved) price", options, format_func=labels.__getitem__, key="tco_committed")
     if offer_id and committed.empty:
         st.caption("No committed price stated for this offer in the catalog: reserved is compared only with your quote.")
     elif not offer_id:
@@ -263,7 +265,7 @@ def on_demand_price_is_private(offers: pd.DataFrame, offer_id: str | None, price
     if not offer_id or "on_demand_is_private" not in offers.columns or offer_id not in set(offers.offer_id):
         return False
     row = offers.set_index("offer_id").loc[offer_id]
-    return bool(row["on_demand_is_private"]) and math.isclose(float(row["on_demand_eur_per_gpu_hour"]), price,
+    return bool(row["on_demand_is_private"]) and math.isclose(float(cast(float, row["on_demand_eur_per_gpu_hour"])), price,
                                                                rel_tol=0, abs_tol=1e-4)
 
 
@@ -271,7 +273,7 @@ def store_section(inputs: TcoInputs, offer_id: str | None, choice: str, on_deman
     """Write the page's state back to the scenario (inputs plus where the prices came from, and whether the
     on-demand price is a private one: never silently, issue #28.2)."""
     origin = None if choice == NO_COMMITMENT else ("quote" if choice == YOUR_QUOTE else "offer")
-    update = {"inputs": inputs, "on_demand_offer_id": offer_id, "reserved_origin": origin,
+    update: dict[str, object] = {"inputs": inputs, "on_demand_offer_id": offer_id, "reserved_origin": origin,
               "reserved_price_id": choice if origin == "offer" else None,
               "on_demand_price_private": on_demand_private}
     if origin == "quote":
@@ -355,6 +357,7 @@ def reserved_note(result: TcoResult, origin: str | None) -> str:
     source = {"quote": "your quote", "workspace-quote": "a quote recorded in this workspace"}.get(
         origin or "", "the offer's own committed price")
     term = inputs.reserved_term_months
+    assert term is not None, "a committed price comes with its term (TcoInputs)"
     text = f"Reserved: {source}, {term}-month term"
     paid = result.reserved_paid_months
     if paid > inputs.horizon_months:
@@ -414,14 +417,15 @@ def assumptions_frame(inputs: TcoInputs, section: TcoSection | None = None, *, a
             if a.name == "price_on_demand_eur_per_gpu_hour" and section.on_demand_offer_id:
                 source = f"catalog offer {section.on_demand_offer_id} (or your edit of its price)"
             elif a.name in ("price_reserved_eur_per_gpu_hour", "reserved_term_months"):
-                offer = ("workspace " + section.reserved_price_id.replace(":", " #")  # issue #29.7
-                         if (section.reserved_price_id or "").startswith("quote:") else
+                price_id = section.reserved_price_id or ""
+                offer = ("workspace " + price_id.replace(":", " #")  # issue #29.7
+                         if price_id.startswith("quote:") else
                          f"committed price {section.reserved_price_id} of offer {section.on_demand_offer_id}")
                 source = {"offer": offer,
                           "quote": "your quote (entered by the user)"}.get(section.reserved_origin or "", "not given")
             elif is_missing(a.value):
                 source = "not given"
-            elif not math.isclose(a.value, float(getattr(_DEFAULTS, a.name)), rel_tol=1e-9, abs_tol=1e-12):
+            elif not math.isclose(cast(float, a.value), float(getattr(_DEFAULTS, a.name)), rel_tol=1e-9, abs_tol=1e-12):
                 source = "entered by the user"
         rows.append((a.name, a.value, a.unit, source))
     return assumption_table(rows, number_format=",.6g", whole_numbers=True, missing="not given", as_text=as_text,

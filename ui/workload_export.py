@@ -7,6 +7,8 @@ A scenario that computed both modes (:func:`ui.scenario.workload_modes`) exports
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -15,12 +17,15 @@ from engine.money import from_eur
 from ui.format import display_in, money
 from ui.scenario import Scenario, WorkloadSection, workload_modes
 
+if TYPE_CHECKING:  # imported where it is used (ui.workload_pricing imports the engine and the catalog)
+    from ui.workload_pricing import Priced
+
 
 def section_for(section: WorkloadSection, mode: str) -> WorkloadSection:
     return section.model_copy(update={"mode": mode})
 
 
-def priced_modes(scenario: Scenario) -> dict[str, tuple[WorkloadSection, object]]:
+def priced_modes(scenario: Scenario) -> dict[str, tuple[WorkloadSection, Priced]]:
     """mode -> (its section, its :class:`ui.workload_pricing.Priced`) for every mode computed in the scenario."""
     from ui.workload_pricing import price_workload
 

@@ -19,7 +19,9 @@ from engine.workload import (
     DEFAULT_ASSUMPTIONS,
     GRID_INTENSITY_SOURCE,
     EngineAssumptions,
+    InferenceResult,
     OfferArrays,
+    TrainingResult,
     price_inference,
     price_training,
 )
@@ -93,6 +95,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
                        for d in map(offer_scope.price_date, frame.to_dict("records"))],
         "is_eu_datacenter": frame["is_eu_datacenter"],
     })
+    r: TrainingResult | InferenceResult
     if s.mode == "training":
         job = s.training
         r = price_training(job, o, a, missing_fabric=s.missing_fabric)

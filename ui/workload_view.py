@@ -100,7 +100,7 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
         return ("**No offer can run this workload as specified.** Most common reasons: "
                 + "; ".join(f"{plain(r)} ({c} offers)" for r, c in top.items()) + f".\n\n{counts}")
     fastest_by = "time_hours" if priced.mode == "training" else "request_latency_s"
-    cheap, fast = ranked.iloc[0], ranked.loc[ranked[fastest_by].idxmin()]
+    cheap, fast = ranked.iloc[0], ranked.loc[ranked[fastest_by].idxmin()]  # type: ignore[call-overload]  # a label
     if priced.mode == "training":
         text = f"**Cheapest:** {_name(cheap)} at **{money(cheap.cost_eur, display, 0)} per job**, {_duration(cheap.time_hours)}. "
         text += ("It is also the fastest." if fast.offer_id == cheap.offer_id else

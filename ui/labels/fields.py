@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import SupportsFloat, cast
 
 from engine.assumptions import is_missing
 from ui.format import display_in, money
@@ -407,7 +408,7 @@ def fmt(name: str, value: object, currency: str = "EUR", usd_per_eur: float = 1.
         return "yes" if value else "no"
     if isinstance(value, str) or entry.kind == "text":
         return NAMED_WORDS.get(str(name), {}).get(str(value)) or VALUE_WORDS.get(str(value), str(value))
-    value = float(value)
+    value = float(cast(SupportsFloat, value))  # a number here: every other kind has returned
     if not math.isfinite(value):
         return entry.none
     u = unit(name, currency)
