@@ -92,7 +92,7 @@ refresh: catalog
 screenshots: setup chromium
 	$(BIN)/python bench/screenshots.py
 
-## Lint: ruff on everything, mypy on engine, catalog and domain (config in pyproject.toml).
+## Lint: ruff on everything, mypy on engine, catalog, domain and ui (config in pyproject.toml).
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/python -m mypy

@@ -8,6 +8,7 @@ from ui import editor_actions as actions
 from ui.auth import sign_in_panel
 from ui.catalog import get_store, offers
 from ui.editor_view import EDITABLE_TABLES, column_config, editable_frame
+from ui.labels import TABLE_LABELS
 from ui.scenario import get_scenario
 
 store = get_store()
@@ -19,7 +20,7 @@ can_edit = actions.can_edit(who, store)
 # Private values (negotiated quotes, who edited) reach a signed-in editor only, even on a read-only catalog.
 sees_private = who is not None and who.role == Role.EDITOR
 
-tabs = st.tabs([*EDITABLE_TABLES.values(), "History", "Import / export", "Needs re-verification"])
+tabs = st.tabs([*(TABLE_LABELS[t] for t in EDITABLE_TABLES), "History", "Import / export", "Needs re-verification"])
 for tab, table in zip(tabs, EDITABLE_TABLES, strict=False):
     with tab:
         frame = editable_frame(store.editable_rows(table, include_private=sees_private), table)

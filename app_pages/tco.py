@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.tco import evaluate_tco
-from ui import brief, tco_charts, tco_view
+from ui import brief, labels, tco_charts, tco_view
 from ui.brief_scope import offers_meeting_brief
 from ui.catalog import offer_prices, table
 from ui.format import money
@@ -81,7 +81,7 @@ left, right = st.columns(2)
 left.plotly_chart(tco_charts.cost_vs_utilisation(tco_view.utilisation_sweep(inputs), result, display),
                   width="stretch", key="tco_break_even_chart")
 pct = right.slider("Tornado: move each input by ±", *TORNADO_RANGE, section.tornado_pct, 0.05, format="%.2f", key="tco_tornado_pct")
-right.plotly_chart(tco_charts.tornado_chart(tco_view.cached_tornado(inputs, pct), tco_view.FIELD_LABELS),
+right.plotly_chart(tco_charts.tornado_chart(tco_view.cached_tornado(inputs, pct), labels.TCO_INPUT_LABELS),
                    width="stretch", key="tco_tornado")
 
 update_scenario(tco=get_scenario().tco.model_copy(update={"tornado_pct": pct}))

@@ -44,10 +44,11 @@ from engine.placement import (  # noqa: E402  (import after the sys.path set-up)
     compare_strategies,
     place_portfolio,
 )
+from engine.units import HOURS_PER_YEAR  # noqa: E402
 
 N_WORKLOADS = 50
 N_VENUES = 30
-HOURS = 8760
+HOURS = int(HOURS_PER_YEAR)
 REPEATS = 3
 TARGET_S = 2.0
 SEED = 2026

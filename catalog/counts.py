@@ -20,12 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from catalog.cells import clean_value
 from catalog.storage.common import STALE_AFTER_DAYS
 
 
 def _date(value: object) -> pd.Timestamp | None:
     """The earliest day a catalog date means ('2026' -> 2026-01-01, '2026-10' -> 2026-10-01); None if missing."""
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
+    if clean_value(value) is None:  # a gap: None, NaN, NaT, pd.NA
         return None
     try:
         return pd.Timestamp(str(value)[:10])

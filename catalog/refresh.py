@@ -43,6 +43,7 @@ import re
 
 import pandas as pd
 
+from catalog.cells import clean_value
 from catalog.models import Editor, RowChange, as_of_lower_bound
 from catalog.refresh_read import (
     GCP_ATTACHED,
@@ -73,23 +74,8 @@ def _bare_region(region: str) -> str:
     return re.sub(r"\s*\([^)]*\)\s*$", "", str(region)).strip().lower()
 
 
-def _clean(value):
-    if value is None:
-        return None
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    if isinstance(value, pd.Timestamp):
-        return value.date()
-    if hasattr(value, "item"):
-        return value.item()
-    return value
-
-
 def _row_values(row: dict, fields) -> dict:
-    return {k: _clean(row.get(k)) for k in fields}
+    return {k: clean_value(row.get(k)) for k in fields}
 
 
 def _move_pct(old: float | None, new: float | None) -> float | None:
@@ -134,7 +120,7 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
     by_instance: dict[tuple[str, str], list[dict]] = {}
     without_instance: list[dict] = []
     for o in offers.to_dict("records"):
-        inst = _clean(o.get("instance_type"))
+        inst = clean_value(o.get("instance_type"))
         if inst:
             by_instance.setdefault((inst.lower(), _bare_region(o["region"])), []).append(o)
         else:
@@ -175,7 +161,7 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
             moved = False
             for ptype, amount in (("on-demand", obs.on_demand), ("spot", obs.spot)):
                 current = sorted((p for p in prices_by_offer.get(offer["offer_id"], []) if p["price_type"] == ptype),
-                                 key=lambda p: _clean(p["valid_from"]))
+                                 key=lambda p: clean_value(p["valid_from"]))
                 old = current[-1] if current else None
                 old_amount = None if old is None else float(old["amount_per_gpu_hour"])
                 line[f"{ptype}_old"] = old_amount
@@ -184,16 +170,16 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
                 if amount is None:
                     continue
                 if old is not None and abs(float(old["amount_per_gpu_hour"]) - amount) < SAME_AMOUNT_USD:
-                    seen_on = _clean(old.get("last_seen"))
+                    seen_on = clean_value(old.get("last_seen"))
                     if seen_on is None or seen_on < file_date:
                         values = _row_values(old, price_fields) | {"last_seen": file_date,
                                                                    "last_seen_source_url": source_url}
-                        if file_date >= _clean(old["valid_from"]):
+                        if file_date >= clean_value(old["valid_from"]):
                             changes.append(RowChange(table="prices", action="update", key=old["price_id"],
                                                      values=values, expected_version=int(old["row_version"])))
                     continue
-                if old is not None and file_date <= _clean(old["valid_from"]):
-                    line["note"] = (f"the catalog's {ptype} price is from {_clean(old['valid_from'])}, not older than "
+                if old is not None and file_date <= clean_value(old["valid_from"]):
+                    line["note"] = (f"the catalog's {ptype} price is from {clean_value(old['valid_from'])}, not older than "
                                     f"this file ({file_date}): kept")
                     continue
                 if old is not None:
@@ -204,7 +190,7 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
                                           preview.fmt, taken_prices))
                 moved = True
             line["status"] = "changed" if moved else ("older" if line.get("note") else "unchanged")
-            if _clean(offer.get("last_seen")) is None or _clean(offer.get("last_seen")) < file_date:
+            if clean_value(offer.get("last_seen")) is None or clean_value(offer.get("last_seen")) < file_date:
                 changes.append(RowChange(table="offers", action="update", key=offer["offer_id"],
                                          values=_row_values(offer, offer_fields) | {"last_seen": file_date},
                                          expected_version=int(offer["row_version"])))
@@ -230,11 +216,11 @@ def plan_refresh(store, data: bytes, filename: str, *, provider_id: str, source_
                "matched_by", "note"]
     preview.diff = pd.DataFrame(lines, columns=columns).sort_values(["status", "offer_id"], kind="stable")
     seen_keys = {(o.instance_type.lower(), _bare_region(o.region)) for o in observations}
-    gone = [o for o in offers.to_dict("records") if _clean(o.get("instance_type")) and o["offer_id"] not in matched_ids
+    gone = [o for o in offers.to_dict("records") if clean_value(o.get("instance_type")) and o["offer_id"] not in matched_ids
             and (o["instance_type"].lower(), _bare_region(o["region"])) not in seen_keys]
     preview.disappeared = pd.DataFrame(
         [{"offer_id": o["offer_id"], "instance_type": o["instance_type"], "region": o["region"],
-          "last_seen": _clean(o.get("last_seen"))} for o in gone],
+          "last_seen": clean_value(o.get("last_seen"))} for o in gone],
         columns=["offer_id", "instance_type", "region", "last_seen"])
     preview.changes = changes
     status = preview.diff.status.value_counts()

@@ -407,7 +407,7 @@ def map_rows(fmt: str, header: list[str], raw_rows: list[tuple[int, list]], name
         if not on_demand_price and not spot_price:
             preview.skipped.append((where, inst, "price 0 or missing: not offered"))
             continue
-        readings = _gpu_memory_gb(fmt, r) or [None]
+        readings: list[float | None] = [*_gpu_memory_gb(fmt, r)] or [None]
         resolved = names.resolve(gpu_name, readings[0])
         if resolved != "unknown" and len(readings) > 1:
             second = names.resolve(gpu_name, readings[1])

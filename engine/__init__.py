@@ -19,7 +19,7 @@ Layout (README, "Map of the code")
   kernels, sensitivity, ranking, presets), :mod:`engine.placement` (defaults, demand, commitment, venues,
   eligibility, milp, plan, portfolio); shared models: :mod:`engine.network`, :mod:`engine.parallelism`,
   :mod:`engine.goodput`, :mod:`engine.serving`, :mod:`engine.power`, :mod:`engine.money`, :mod:`engine.outliers`,
-  :mod:`engine.scope`, :mod:`engine.group`.
+  :mod:`engine.scope`, :mod:`engine.group`; :mod:`engine.units` (hours per year and month, defined once).
 * :mod:`engine.assumptions` -- the one ``Assumption`` type, the sourced-field helper, the missing-value predicate.
 * :mod:`engine.adapters` -- the catalog boundary: frames and rows in, engine arrays out (no other engine module
   imports it).

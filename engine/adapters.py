@@ -33,7 +33,6 @@ from engine.assumptions import is_missing
 from engine.outliers import PRICE_TYPES, flag_column, flag_outliers, outlier_reason_text, reason_column
 from engine.scoring.matrix import (
     CRITERIA,
-    HOURS_PER_YEAR,
     INTER_NODE_SCORE,
     INTRA_NODE_SCORE,
     JURISDICTION_SCORE,
@@ -47,6 +46,7 @@ from engine.scoring.matrix import (
     PriceBasis,
     bool_or_none,
 )
+from engine.units import HOURS_PER_YEAR
 from engine.workload.data import GRID_INTENSITY_G_PER_KWH_BY_COUNTRY
 from engine.workload.offers import OfferArrays
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -78,7 +78,7 @@ def _commitment_price_is_stale(row: Mapping[str, Any]) -> Any:
     priced from (a venue that requires a term, or a rate estimated from a discount: ``on_demand_is_stale``); where a
     frame has neither column (a quote row), the offer's own ``is_stale``."""
     reserved = row.get("reserved_eur_per_gpu_hour")
-    has_reserved = not is_missing(reserved) and math.isfinite(float(reserved))
+    has_reserved = not is_missing(reserved) and math.isfinite(float(cast(float, reserved)))  # a number when stated
     for key in (("reserved_is_stale",) if has_reserved else ()) + ("on_demand_is_stale",):
         if key in row and not is_missing(row[key]):
             return row[key]

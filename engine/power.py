@@ -54,6 +54,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from engine.assumptions import Assumption, assumed, assumptions_of
+from engine.units import HOURS_PER_YEAR
 
 #: DGX H100 maximum system power [kW/server] (DGX H100 User Guide).
 DGX_H100_MAX_POWER_KW_PER_SERVER = 10.2
@@ -110,7 +111,7 @@ class PowerModel(BaseModel):
         "intensive workloads operate at only 76% of the 10.2 kW TDP rating' of an 8x H100 node (Newkirk et al., arXiv "
         "2506.14551); applied to the GPU and the server share alike (assumption)", gt=0, le=1)
     service_life_hours: float = assumed(
-        5 * 8760.0, "h", "hours the embodied carbon is spread over: 5 years (Meta and Amazon server lives of "
+        5 * HOURS_PER_YEAR, "h", "hours the embodied carbon is spread over: 5 years (Meta and Amazon server lives of "
         "5 years, docs/domain-model.md section 5)", gt=0)
 
 

@@ -185,15 +185,15 @@ def current_editor(state: AuthState | None = None) -> Editor | None:
         editors = state.secrets.get("editors", {})
         return Editor(name=name, role=_oidc_role(user, editors if isinstance(editors, Mapping) else {}))
     if state.mode == "password":
-        name = _session_user()
-        if name is None:
+        session_name = _session_user()
+        if session_name is None:
             return None
         users = state.secrets.get("local_users", {})
-        record = users.get(name) if isinstance(users, Mapping) else None
+        record = users.get(session_name) if isinstance(users, Mapping) else None
         if not isinstance(record, Mapping):  # removed from the configuration: signed out
             st.session_state.pop(_SESSION_USER, None)
             return None
-        return Editor(name=name[:200], role=_password_role(record))
+        return Editor(name=session_name[:200], role=_password_role(record))
     if state.mode == "local":
         return Editor(name="local editor", role=Role.EDITOR)
     return None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from catalog.counts import is_stale_age
+from engine.assumptions import is_missing
 from engine.tco import evaluate_tco
 from ui import brief_scope, offer_scope, tco_words, workload_export
 from ui.format import money
@@ -35,7 +36,7 @@ class Shortlist:
 
 
 def _text(value: object) -> str | None:
-    return None if value is None or (not isinstance(value, str) and pd.isna(value)) or str(value).strip() == "" \
+    return None if is_missing(value) or str(value).strip() == "" \
         else str(value).strip()
 
 
@@ -101,7 +102,7 @@ def unknowns(short: Shortlist, scenario: Scenario, limit: int = 12) -> list[str]
         if age is None or is_stale_age(age):
             when = "undated" if age is None else f"retrieved {age} days ago"
             out.append(f"{who}: is the on-demand price ({when}) still valid?")
-        if pd.isna(r.get("reserved_1y_eur_per_gpu_hour")) and pd.isna(r.get("reserved_3y_eur_per_gpu_hour")):
+        if is_missing(r.get("reserved_1y_eur_per_gpu_hour")) and is_missing(r.get("reserved_3y_eur_per_gpu_hour")):
             out.append(f"{who}: what does a 1-year or 3-year commitment for {brief.cluster_gpus} GPUs cost?")
         if not _text(r.get("legal_seat_country")):
             out.append(f"{r['provider_name']}: which legal entity contracts, and where is its registered office?")

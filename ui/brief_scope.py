@@ -29,6 +29,7 @@ from engine.scope import OfferScope, Residency, WorkloadFit, scope_constraints
 from engine.scoring import Constraints
 from ui import offer_scope
 from ui.format import plain
+from ui.labels import BRIEF_RULE_LABELS
 from ui.scenario import ClientBrief, Scenario
 
 #: Every item of the brief, as the banners name them.
@@ -190,13 +191,10 @@ def removed_by(frame: pd.DataFrame, constraints: Constraints) -> list[tuple[str,
             continue
         only = Constraints().model_copy(update={name: getattr(constraints, name)})
         keep, _ = offer_scope.filter_offers(frame, only, ())
-        out.append((RULE_LABEL.get(name, name.replace("_", " ")) + _value(constraints, name), int((~keep).sum())))
+        out.append((BRIEF_RULE_LABELS.get(name, name.replace("_", " ")) + _value(constraints, name), int((~keep).sum())))
     return out
 
 
-RULE_LABEL = {"eu_resident_only": "EU/EEA data centre", "eu_jurisdiction_only": "EU parent",
-              "eu_legal_seat_only": "EU/EEA legal seat", "required_certifications": "certified",
-              "gpu_models": "GPU class", "min_memory_gb_per_gpu": "memory per GPU"}
 
 
 def _value(constraints: Constraints, name: str) -> str:

@@ -4,6 +4,7 @@ reads on a projector, one colour per price type and per fabric across every char
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from catalog.models import certification_tokens
+from engine.assumptions import is_missing
 from ui import labels
 from ui.figspec import Fig, trace
 from ui.format import SYMBOL
@@ -169,7 +171,7 @@ def price_comparison(df: pd.DataFrame, display: DisplaySettings) -> go.Figure:
         if values.notna().any():
             fig.add_trace(trace("bar",
                 x=values, y=labels, name=ptype, orientation="h", marker_color=PRICE_COLOURS[ptype],
-                text=[f"{sym}{v:.2f}" if pd.notna(v) else "" for v in values], textposition="outside",
+                text=[f"{sym}{v:.2f}" if not is_missing(v) else "" for v in values], textposition="outside",
                 hovertemplate=f"%{{y}}<br>{ptype}: {sym}%{{x:.2f}} per GPU-hour<extra></extra>",
             ))
     fig.update_layout(barmode="group")
@@ -197,8 +199,8 @@ def capability_comparison(df: pd.DataFrame) -> go.Figure:
         values = df[col].astype(float)
         fig.add_trace(trace("bar",
             x=values.fillna(0), y=labels, orientation="h", showlegend=False,
-            marker_color=["#4f46e5" if pd.notna(v) else MISSING for v in values],
-            text=[f"{v:,.4g}" if pd.notna(v) else "not stated" for v in values], textposition="auto",
+            marker_color=["#4f46e5" if not is_missing(v) else MISSING for v in values],
+            text=[f"{v:,.4g}" if not is_missing(v) else "not stated" for v in values], textposition="auto",
             hovertemplate="%{y}<br>%{text}<extra></extra>",
         ), row=1, col=i)
     fig.update_yaxes(autorange="reversed")
@@ -255,7 +257,7 @@ def coverage(cov: pd.DataFrame) -> go.Figure:
 def certification_matrix(providers: pd.DataFrame) -> go.Figure:
     """Which provider states which certification (one square per stated certificate); EU parents in blue."""
     rows = [(p.name, token, p.parent_jurisdiction == "EU")
-            for p in providers.itertuples() for token in certification_tokens(p.certifications)]
+            for p in providers.itertuples() for token in certification_tokens(cast(str | None, p.certifications))]
     fig = Fig()
     if not rows:
         fig.add_annotation(text="No provider's certifications are on record", showarrow=False, font=dict(size=18))

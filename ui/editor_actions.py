@@ -10,6 +10,7 @@ from catalog.models import ChangeSet, Editor, Role
 from catalog.store import CatalogStore
 from ui.auth import require_editor
 from ui.editor_view import MissingProvenanceError, changes_from_editor, diff_table
+from ui.labels import TABLE_LABELS
 from ui.scenario import get_scenario
 
 
@@ -24,7 +25,7 @@ def _outcome_key(table: str) -> str:
     return f"ed_outcome_{table}"
 
 
-def save(store: CatalogStore, table: str, original: pd.DataFrame, who: Editor) -> None:
+def save(store: CatalogStore, table: str, original: pd.DataFrame, who: Editor | None) -> None:
     """on_click of "Save changes": validate and write the table's edits as one change set.
 
     ``who`` was bound when the button was drawn; the role is read again now, so an editor demoted (or signed
@@ -111,7 +112,7 @@ def history_view(store: CatalogStore, editor: Editor | None, *, sees_private: bo
     with c2:
         keys = sorted({f"{t}:{k}" for t, k in zip(diff["table"], diff["key"], strict=True)}) if not diff.empty else []
         row = st.selectbox("…or one row", keys, key="hist_row", index=None, placeholder="pick a row")
-        if st.button("Restore this row", key="hist_restore_row", disabled=row is None):
+        if st.button("Restore this row", key="hist_restore_row", disabled=row is None) and row is not None:
             table, key = row.split(":", 1)
             _restore(store, editor, int(chosen), table=table, key=key)
 
@@ -145,7 +146,7 @@ def import_export_view(store: CatalogStore, editor: Editor | None, *, sees_priva
 
     st.markdown("**Export**")
     c1, c2, c3 = st.columns(3)
-    table = c1.selectbox("Table", list(EDITABLE_TABLES), format_func=EDITABLE_TABLES.get, key="io_table")
+    table = c1.selectbox("Table", list(EDITABLE_TABLES), format_func=TABLE_LABELS.__getitem__, key="io_table")
     # Private quotes and editors' names are in the export for signed-in editors only. Both files are built on the
     # click (a callable: Streamlit's deferred download), not on every rerun of the page.
     c2.download_button("Download table (CSV)", lambda: export_csv(store.editable_rows(table, include_private=sees_private)),

@@ -11,16 +11,12 @@ import typing
 import pandas as pd
 import streamlit as st
 
+from catalog.cells import clean_value
 from catalog.models import TABLE_KEYS, TABLE_MODELS, RowChange
+from ui.labels import TABLE_LABELS
 
-EDITABLE_TABLES = {
-    "prices": "Prices",
-    "offers": "Offers",
-    "providers": "Providers",
-    "provider_facts": "Provider facts (legal seat, certifications)",
-    "gpu_specs": "GPU specs",
-    "gpu_aliases": "GPU name aliases",
-}
+#: The tables the editor edits, in tab order (their labels: ui.labels.TABLE_LABELS).
+EDITABLE_TABLES = tuple(TABLE_LABELS)
 META = ["row_version", "updated_by"]
 #: Price fields whose change makes a *new* price row (history is kept: the old row is closed).
 PRICE_FIELDS = {"amount_per_gpu_hour", "currency", "price_type", "term_months", "upfront_pct"}
@@ -74,24 +70,9 @@ def editable_frame(df: pd.DataFrame, table: str) -> pd.DataFrame:
     return df[cols].reset_index(drop=True)
 
 
-def _clean(value):
-    if value is None:
-        return None
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    if isinstance(value, pd.Timestamp):
-        return value.date()
-    if hasattr(value, "item"):
-        return value.item()
-    return value
-
-
 def _row_values(row: pd.Series, table: str) -> dict:
     fields = TABLE_MODELS[table].model_fields
-    return {k: _clean(v) for k, v in row.items() if k in fields}
+    return {k: clean_value(v) for k, v in row.items() if k in fields}
 
 
 def _new_price_id(values: dict, today: dt.date, taken: set[str]) -> str:
@@ -123,7 +104,7 @@ def changes_from_editor(table: str, original: pd.DataFrame, state: dict, today: 
     for idx, edits in (state.get("edited_rows") or {}).items():
         row = original.iloc[int(idx)]
         values = _row_values(row, table)
-        values.update({k: _clean(v) for k, v in edits.items() if k not in META})
+        values.update({k: clean_value(v) for k, v in edits.items() if k not in META})
         version = int(row["row_version"])
         if table == "prices" and PRICE_FIELDS & set(edits):
             if not {"source_url", "retrieved_at"} <= set(edits):
@@ -140,7 +121,7 @@ def changes_from_editor(table: str, original: pd.DataFrame, state: dict, today: 
         else:
             changes.append(RowChange(table=table, action="update", key=row[key_col], values=values, expected_version=version))
     for added in state.get("added_rows") or []:
-        values = {k: _clean(v) for k, v in added.items() if k not in META}
+        values = {k: clean_value(v) for k, v in added.items() if k not in META}
         if table == "prices" and not values.get(key_col) and values.get("offer_id") and values.get("price_type"):
             values.setdefault("valid_from", today)
             values[key_col] = _new_price_id(values, values["valid_from"] if isinstance(values["valid_from"], dt.date) else today, taken)

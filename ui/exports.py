@@ -20,15 +20,18 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from catalog.cells import neutralise_frame
 from catalog.store import CatalogStore
+from engine.assumptions import is_missing
 from engine.power import rated_it_power_kw_per_gpu
 from engine.tco import TcoInputs, evaluate_tco
 from ui import board_page, labels, tco_words, workload_export
+from ui.format import SYMBOL, assumption_table
 from ui.private_prices import LABEL as PRIVATE_LABEL
 from ui.private_prices import note_column, private_offer_ids
 from ui.scenario import Scenario, TcoSection
@@ -86,9 +89,9 @@ def tco_input_sources(section: TcoSection, catalog: pd.DataFrame, specs: pd.Data
     out: dict[str, str] = {}
     for a in inputs.assumptions():
         default = TcoInputs.model_fields[a.name].default
-        if a.value != a.value:
+        if is_missing(a.value):
             out[a.name] = "not given"
-        elif default is not None and _close(a.value, default, 1e-9):
+        elif default is not None and _close(cast(float, a.value), default, 1e-9):
             out[a.name] = a.source
         else:
             out[a.name] = USER_ENTERED
@@ -114,7 +117,7 @@ def tco_input_sources(section: TcoSection, catalog: pd.DataFrame, specs: pd.Data
         where = f" ({price['source_url']}, retrieved {price['retrieved_at']})" if price is not None else ""
         for name, what in (("price_reserved_eur_per_gpu_hour", "committed price"),
                            ("reserved_term_months", "term of the committed price")):
-            out[name] = _offer_text(row, f"{what} {section.reserved_price_id}").rsplit(" (", 1)[0] + (
+            out[name] = _offer_text(cast(pd.Series, row), f"{what} {section.reserved_price_id}").rsplit(" (", 1)[0] + (
                 where or f" ({row['source_url']}, as of {row['as_of']})")
     sid = section.gpu_spec_id
     if sid and len(specs) and sid in set(specs["gpu_spec_id"]):
@@ -131,13 +134,11 @@ def tco_inputs_frame(scenario: Scenario, catalog: pd.DataFrame, specs: pd.DataFr
     source of that value."""
     d = scenario.display
     sources = tco_input_sources(scenario.tco, catalog, specs, _prices(scenario), getattr(scenario, "brief", None))
-    rows = []
-    for a in scenario.tco.inputs.assumptions():
-        missing = a.value != a.value
-        value = labels.fmt(a.name, a.value, d.currency, d.usd_per_eur) if as_text else (None if missing else a.value)
-        unit = "fraction (0-1)" if labels.lookup(a.name).kind == "fraction" else labels.unit(a.name)
-        rows.append({"Input": labels.label(a.name), "Value": value, "Unit": unit, "Source": sources[a.name]})
-    return pd.DataFrame(rows)
+    rows = [(a.name, a.value, "fraction (0-1)" if labels.lookup(a.name).kind == "fraction" else labels.unit(a.name),
+             sources[a.name]) for a in scenario.tco.inputs.assumptions()]
+    return assumption_table(rows, as_text=as_text, text=lambda name, value: labels.fmt(name, value, d.currency,
+                                                                                      d.usd_per_eur),
+                            label=labels.label, columns=("Input", "Value", "Unit", "Source"))
 
 
 #: How each key result is obtained (the "source" column of the key results).
@@ -156,7 +157,7 @@ def results_rows(results: dict[str, object], scenario: Scenario) -> list[dict]:
     out = []
     for key, value in results.items():
         source = RESULT_SOURCES.get(key) or RESULT_SOURCES.get(key.split("_", 1)[0], "")
-        if key == "tco_payback_month" and isinstance(value, int | float) and value == value:
+        if key == "tco_payback_month" and isinstance(value, int | float) and not is_missing(value):
             # the assumption it rests on, next to it (issue #27.10)
             source = f"{source}; {tco_words.stop_early_assumption(evaluate_tco(scenario.tco.inputs))}"
         out.append({"Result": labels.label(key), "Value": labels.fmt(key, value, d.currency, d.usd_per_eur),
@@ -233,7 +234,7 @@ def _placement_frames(scenario: Scenario, catalog: pd.DataFrame) -> dict[str, pd
         frame["Price note"] = [PRIVATE_LABEL if {c, b} & private else "" for c, b in
                                zip(frame["committed_offer_id"], frame["burst_offer_id"], strict=True)]
     frame = frame.drop(columns=[c for c, v in config.items() if v is None], errors="ignore")
-    sym = labels.SYMBOL[d.currency]
+    sym = SYMBOL[d.currency]
     frame = frame.rename(columns={"Commit rate": f"Commit rate ({sym}/GPU-h)", "Monthly cost": f"Monthly cost ({sym})",
                                   "Committed use": "Committed use (0-1)"})
     return {"Placement plan": frame, "Placement assumptions": labels.readable_columns(labels.readable_names(
@@ -324,7 +325,7 @@ def _link(url: str) -> str:
 
 def _table(frame: pd.DataFrame) -> str:
     def cell(v) -> str:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
+        if is_missing(v):
             return "—"
         if isinstance(v, float):
             return f"{v:,.2f}"
@@ -347,7 +348,7 @@ def _chart(fig: go.Figure, first: bool, height: int | None = None) -> str:
 
 def _tco_section(scenario: Scenario, catalog: pd.DataFrame, specs: pd.DataFrame) -> tuple[list[str], list[go.Figure]]:
     from ui import tco_charts
-    from ui.tco_view import FIELD_LABELS, cached_tornado, utilisation_sweep, verdict
+    from ui.tco_view import cached_tornado, utilisation_sweep, verdict
 
     display, inputs = scenario.display, scenario.tco.inputs
     tco = evaluate_tco(inputs)
@@ -356,7 +357,7 @@ def _tco_section(scenario: Scenario, catalog: pd.DataFrame, specs: pd.DataFrame)
              *[f"<p>{_md(note)}</p>" for note in v.notes]]
     figures = [tco_charts.totals(tco, display), tco_charts.cumulative(tco, display),
                tco_charts.cost_vs_utilisation(utilisation_sweep(inputs), tco, display),
-               tco_charts.tornado_chart(cached_tornado(inputs, scenario.tco.tornado_pct), FIELD_LABELS)]
+               tco_charts.tornado_chart(cached_tornado(inputs, scenario.tco.tornado_pct), labels.TCO_INPUT_LABELS)]
     return parts, figures
 
 
@@ -432,7 +433,7 @@ def _placement_html(scenario: Scenario, catalog: pd.DataFrame) -> tuple[str, lis
 
 
 def report_html(store: CatalogStore, scenario: Scenario, client: str = "", scenario_name: str = "",
-                progress: Callable[[float, str], None] | None = None) -> str:
+                progress: Callable[[float, str], object] | None = None) -> str:
     progress = progress or (lambda f, t: None)
     catalog, specs = _catalog(scenario)
     progress(0.15, "Rent or own…")
@@ -485,7 +486,7 @@ def report_html(store: CatalogStore, scenario: Scenario, client: str = "", scena
     return "".join(parts)
 
 
-def pdf_report(store: CatalogStore, scenario: Scenario, progress: Callable[[float, str], None] | None = None,
+def pdf_report(store: CatalogStore, scenario: Scenario, progress: Callable[[float, str], object] | None = None,
                client: str = "", scenario_name: str = "") -> bytes:
     """Render :func:`report_html` to PDF with headless Chromium (a few seconds)."""
     progress = progress or (lambda f, t: None)

@@ -103,7 +103,8 @@ def _subplots(spec: str) -> tuple[dict, dict, set[str]]:
     fig = make_subplots(**eval(spec, {"__builtins__": {}}))  # noqa: S307 (our own repr of literals)
     layout = fig.to_plotly_json()["layout"]
     layout.pop("template", None)
-    refs, secondary = {}, set()
+    refs: dict[tuple[int, int, bool], dict] = {}
+    secondary: set[str] = set()
     for r, row in enumerate(fig._grid_ref, start=1):
         for c, cell in enumerate(row, start=1):
             for s, ref in enumerate(cell or ()):

@@ -1,29 +1,90 @@
-"""Formatting at the display boundary: currency conversion of EUR columns, money columns, ages."""
+"""Formatting at the display boundary: currency conversion of EUR columns, money columns, ages.
+
+One of each (issue #32): :data:`SYMBOL` is the one currency-symbol table, :func:`money` the one money text (the
+label registry's :func:`ui.labels.fmt`, the exports and every page call it), :func:`money_column` the one money
+column format, :func:`assumption_table` the one builder of an assumption table (every page and export), and a
+missing value is what :func:`engine.assumptions.is_missing` says it is."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable, Iterable
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from engine.assumptions import is_missing
 from engine.money import from_eur
 from ui.scenario import DisplaySettings
 
+#: Currency code -> symbol: the one table (pages, charts, exports and the label registry read it).
 SYMBOL = {"EUR": "€", "USD": "$"}
+Currency = Literal["EUR", "USD"]
+
+
+def symbol(currency: str) -> str:
+    """The symbol of ``currency`` ("€", "$"); a currency without one shows its code and a space ("CHF ")."""
+    return SYMBOL.get(currency, currency + " ")
 
 
 def money_column(label: str, display: DisplaySettings, help: str | None = None, decimals: int = 2):
-    return st.column_config.NumberColumn(label, format=f"{SYMBOL[display.currency]}%.{decimals}f", help=help)
+    return st.column_config.NumberColumn(label, format=f"{symbol(display.currency)}%.{decimals}f", help=help)
 
 
-def money(value_eur: float, display: DisplaySettings, decimals: int = 2) -> str:
-    if value_eur is None or (isinstance(value_eur, float) and np.isnan(value_eur)):
-        return "—"
-    amount = float(from_eur(value_eur, display.currency, display.usd_per_eur))
-    return f"{SYMBOL[display.currency]}{amount:,.{decimals}f}"
+def money(value_eur: float | None, display: DisplaySettings, decimals: int = 2, *, missing: str = "—") -> str:
+    """An amount in EUR as text in the display currency ("€1,234.50", "$1,285"); ``missing`` for a gap."""
+    if is_missing(value_eur):
+        return missing
+    amount = float(from_eur(cast(float, value_eur), display.currency, display.usd_per_eur))  # stated: a number
+    return f"{symbol(display.currency)}{amount:,.{decimals}f}"
+
+
+def display_in(currency: str, usd_per_eur: float) -> DisplaySettings:
+    """Display settings for callers that hold the currency and the rate separately (the label registry, the
+    exports); not validated again (they come from a validated scenario)."""
+    return DisplaySettings.model_construct(currency=cast(Currency, currency), usd_per_eur=usd_per_eur)
+
+
+#: Columns of an assumption table: the parameter, its value, its unit, where the value comes from.
+ASSUMPTION_COLUMNS = ("name", "value", "unit", "source")
+
+
+def assumption_table(rows: Iterable[tuple[str, object, str, str]], *, number_format: str = ".4g",
+                     whole_numbers: bool = False, yes_no: bool = False, missing: str | None = None,
+                     as_text: bool = True, text: Callable[[str, object], str] | None = None,
+                     label: Callable[[str], str] | None = None,
+                     columns: tuple[str, str, str, str] = ASSUMPTION_COLUMNS) -> pd.DataFrame:
+    """The one builder of an assumption table (Scoring, Workload cost, Placement, Rent or own, the exports): one
+    row per ``(name, value, unit, source)``.
+
+    ``label`` turns a name into what the table shows (default: the name). With ``as_text`` the value is written:
+    ``missing`` for a gap (when given), else ``text(name, value)`` (when given), else "yes"/"no" for a flag (with
+    ``yes_no``), a float (and with ``whole_numbers`` an int) in ``number_format``, anything else as ``str``.
+    Without ``as_text`` values stay as they are (None for a gap), for spreadsheets.
+
+    >>> assumption_table([("pue", 1.5612, "-", "Uptime"), ("gpus", 1024, "GPU", "user input")]).value.tolist()
+    ['1.561', '1024']
+    >>> assumption_table([("gpus", 1024, "GPU", "user input"), ("price", float("nan"), "EUR", "offer")],
+    ...                  number_format=",.6g", whole_numbers=True, missing="not given").value.tolist()
+    ['1,024', 'not given']
+    """
+    def written(name: str, value: object) -> object:
+        if not as_text:
+            return None if is_missing(value) else value
+        if missing is not None and is_missing(value):
+            return missing
+        if text is not None:
+            return text(name, value)
+        if yes_no and isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float) or (whole_numbers and isinstance(value, int)):
+            return format(value, number_format)
+        return str(value)
+
+    return pd.DataFrame([(label(n) if label else n, written(n, v), u, s) for n, v, u, s in rows], columns=list(columns))
 
 
 def to_display_currency(values_eur, display: DisplaySettings) -> np.ndarray:
@@ -45,7 +106,7 @@ def age_days(as_of_date: pd.Series, today: dt.date | None = None) -> pd.Series:
 
 
 def age_label(days: pd.Series, stale_after_days: int = 180) -> pd.Series:
-    return days.map(lambda d: "—" if pd.isna(d) else (f"⚠ stale · {int(d)} d" if d > stale_after_days else f"{int(d)} d"))
+    return days.map(lambda d: "—" if is_missing(d) else (f"⚠ stale · {int(d)} d" if d > stale_after_days else f"{int(d)} d"))
 
 
 #: Characters that mean something inside a line of Markdown (links, images, emphasis, code, HTML, entities,

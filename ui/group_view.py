@@ -17,12 +17,12 @@ from engine.group import aggregate
 from engine.scoring import CRITERIA, CRITERION_NAMES
 from ui.charts import style
 from ui.format import plain
+from ui.labels import criterion_label
 from ui.scenario import get_scenario, update_scenario
 from ui.scoring_inputs import weight_key
 from ui.scoring_ranking import score
 
 JOIN_PARAM = "join"
-LABELS = {c.name: c.label for c in CRITERIA}
 
 
 def _top(points: dict[str, float]) -> str:
@@ -151,7 +151,7 @@ def live_panel(store: CatalogStore, code: str, workspace: str) -> None:
     st.plotly_chart(group_chart(group), width="stretch", key="gw_chart")
     if group.vetoed.any():
         st.caption("Geometric mean: a criterion someone weighted 0 gets 0 group weight ("
-                   + ", ".join(LABELS[c] for c, v in zip(CRITERION_NAMES, group.vetoed, strict=True) if v) + ").")
+                   + ", ".join(criterion_label(c) for c, v in zip(CRITERION_NAMES, group.vetoed, strict=True) if v) + ").")
     group_points = {c: round(float(w) * 100, 1) for c, w in zip(CRITERION_NAMES, group.weights_fraction, strict=True)}
     winners = [{"who": "Group (geometric mean)", "#1 offer": _top(group_points)}]
     winners += [{"who": n, "#1 offer": _top({k: float(v) for k, v in votes[n].items()})} for n in names]
@@ -167,7 +167,7 @@ def live_panel(store: CatalogStore, code: str, workspace: str) -> None:
 
 def group_chart(group) -> go.Figure:
     order = np.argsort(group.weights_fraction)
-    labels = [LABELS[CRITERION_NAMES[i]] for i in order]
+    labels = [criterion_label(CRITERION_NAMES[i]) for i in order]
     fig = go.Figure()
     fig.add_trace(go.Bar(
         x=group.weights_fraction[order] * 100, y=labels, orientation="h", name="group weight", marker_color="#4f46e5",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -27,21 +28,17 @@ from catalog import counts, coverage
 from catalog.counts import price_age_days, price_date
 from catalog.store import STALE_AFTER_DAYS
 from engine.adapters import outlier_in
+from engine.assumptions import is_missing
 from engine.outliers import MODIFIED_Z_CUTOFF, PRICE_TYPES, RATIO_CUTOFF
 from engine.scope import FIT_USES, OfferScope, Residency, WorkloadFit
 from engine.scoring import Constraints, apply_constraints
 from ui.format import plain
+from ui.labels import RESIDENCY_LABELS
 from ui.scenario import FIT_MODEL_RANGE_B, MIN_MEMORY_RANGE_GB, ClientBrief, Scenario
 
 #: Scenario sections that carry an offer scope.
 PAGES = ("scoring", "workload", "placement")
 
-RESIDENCY_LABEL = {
-    "eu_resident_only": "EU/EEA data centre only",
-    "eu_jurisdiction_only": "EU-controlled provider only",
-    "eu_legal_seat_only": "EU/EEA legal seat only",
-    "required_certifications": "Required certifications",
-}
 RESIDENCY_HELP = {
     "eu_resident_only": "The data-centre country is stated and in the EU/EEA. A country the source does not state fails.",
     "eu_jurisdiction_only": "The provider's ultimate parent is under EU law: a US-parented provider's EU region is "
@@ -145,7 +142,8 @@ def filter_offers(frame: pd.DataFrame, constraints: Constraints,
     data = with_outlier_flag(frame.reset_index(drop=True), price_columns)
     if "certifications_in_scope" in data:  # as the Scoring matrix: a certificate counts only within its scope
         data = data.assign(certifications=data["certifications_in_scope"])
-    keep, why = apply_constraints(data, constraints)
+    # a DataFrame is read as a mapping of columns (pandas-stubs do not declare it a Mapping)
+    keep, why = apply_constraints(data, constraints)  # type: ignore[arg-type]
     return keep, ["; ".join(why.get(i, ())) for i in range(len(data))]
 
 
@@ -167,7 +165,7 @@ def scope_summary(scope: OfferScope, residency: Residency | None = None, *, mark
         why = f" ({scope.fit.describe()})" if scope.fit and floor == scope.fit.need_gb_per_gpu() else " (your minimum)"
         parts.append(f"at least {floor:.0f} GB per GPU{why}")
     if residency is not None:
-        parts += [RESIDENCY_LABEL[k] for k in ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only")
+        parts += [RESIDENCY_LABELS[k] for k in ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only")
                   if getattr(residency, k)]
         if residency.required_certifications:
             parts.append("certified " + ", ".join(text(c) for c in residency.required_certifications))
@@ -188,7 +186,7 @@ def flags_text(row: pd.Series | dict, today: dt.date | None = None) -> str:
 
 def is_true(value: object) -> bool:
     """True for a true flag; False for False, None, NaN and pandas NA (a missing flag is no flag)."""
-    return value is not None and not (not isinstance(value, str) and pd.isna(value)) and bool(value)
+    return not is_missing(value) and bool(value)
 
 
 def price_is_stale(frame: pd.DataFrame, today: dt.date | None = None) -> np.ndarray:
@@ -197,15 +195,15 @@ def price_is_stale(frame: pd.DataFrame, today: dt.date | None = None) -> np.ndar
 
 
 def _text(value: object) -> str | None:
-    return None if value is None or (not isinstance(value, str) and pd.isna(value)) or str(value).strip() == "" \
+    return None if is_missing(value) or str(value).strip() == "" \
         else str(value).strip()
 
 
 def gpus_text(value: object) -> str:
     """'8 GPUs' / '1 GPU' / 'node size not stated'."""
-    if value is None or pd.isna(value):
+    if is_missing(value):
         return "node size not stated"
-    n = int(value)
+    n = int(cast(float, value))  # stated: a number
     return f"{n} GPU{'s' * (n != 1)}"
 
 
@@ -296,7 +294,7 @@ def scope_widgets(prefix: str, scope: OfferScope, gpu_models: Sequence[str], *, 
         on = ss[f"{prefix}_fit_on"]
         a.number_input("Model (B params)", *FIT_MODEL_RANGE_B, step=1.0, format="%g",
                        key=f"{prefix}_fit_b", disabled=not on)
-        b.selectbox("Use and precision", list(FIT_USES), format_func=FIT_USES.get, key=f"{prefix}_fit_use",
+        b.selectbox("Use and precision", list(FIT_USES), format_func=FIT_USES.__getitem__, key=f"{prefix}_fit_use",
                     disabled=not on)
         c.number_input("Over GPUs", min_value=1, max_value=100_000, step=1, key=f"{prefix}_fit_n", disabled=not on,
                        help="Training: the cluster the state is sharded over. Serving: GPUs per replica (≤ 8, "
@@ -336,8 +334,8 @@ def residency_widgets(prefix: str, residency: Residency, cert_options: Sequence[
     ss = st.session_state
     cols = box.columns(4)
     for col, name in zip(cols, ("eu_resident_only", "eu_jurisdiction_only", "eu_legal_seat_only"), strict=False):
-        col.toggle(RESIDENCY_LABEL[name], key=f"{prefix}_{name}", help=RESIDENCY_HELP[name])
-    cols[3].multiselect(RESIDENCY_LABEL["required_certifications"], sorted(set(cert_options) | set(ss[f"{prefix}_certs"])),
+        col.toggle(RESIDENCY_LABELS[name], key=f"{prefix}_{name}", help=RESIDENCY_HELP[name])
+    cols[3].multiselect(RESIDENCY_LABELS["required_certifications"], sorted(set(cert_options) | set(ss[f"{prefix}_certs"])),
                         key=f"{prefix}_certs", placeholder="none required", help=RESIDENCY_HELP["required_certifications"])
     return Residency(eu_resident_only=bool(ss[f"{prefix}_eu_resident_only"]),
                      eu_jurisdiction_only=bool(ss[f"{prefix}_eu_jurisdiction_only"]),

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from engine.adapters import is_marketplace, is_single_host_listing, venues_from_offers
+from engine.assumptions import is_missing
 from engine.outliers import flag_column
 from engine.placement import Workload, WorkloadKind
 from engine.scope import OfferScope, scope_constraints
@@ -88,14 +89,14 @@ def venue_facts(catalog: pd.DataFrame, offer_id: str | None, caps: dict[str, flo
         return "—"
     row = catalog.set_index("offer_id").loc[offer_id]
     ded = row.get("is_dedicated")
-    known = ded is not None and not (not isinstance(ded, str) and pd.isna(ded))
+    known = not is_missing(ded)
     tenancy = "dedicated: not stated" if not known else "dedicated" if bool(ded) else "shared"
     stated = row.get("capacity_gpus")
-    stated = None if stated is None or pd.isna(stated) else float(stated)
+    stated = None if is_missing(stated) else float(stated)
     given = [v for v in (stated, caps.get(offer_id)) if v is not None]
     cap = min(given) if given else None
     capacity = "capacity not stated (unlimited assumed)" if cap is None else f"{cap:g} GPUs" + (
         " (your cap)" if offer_id in caps and (stated is None or caps[offer_id] < stated) else "")
     lead = row.get("lead_time_days")
-    lead_text = "lead time not stated" if lead is None or pd.isna(lead) else f"{float(lead):g} days lead time"
+    lead_text = "lead time not stated" if is_missing(lead) else f"{float(lead):g} days lead time"
     return f"{tenancy} · {capacity} · {lead_text}"

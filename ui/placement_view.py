@@ -18,7 +18,9 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from catalog.cells import clean_value
 from engine.adapters import is_marketplace
+from engine.assumptions import is_missing
 from engine.money import from_eur
 from engine.placement import (
     EPOCH_COMMITMENT_DISCOUNT_FRACTION,
@@ -37,7 +39,8 @@ from engine.placement import (
 )
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
-from ui.format import SYMBOL, money, plain
+from ui.format import SYMBOL, assumption_table, money, plain
+from ui.labels import PLACEMENT_GRID_LABELS as COLUMNS  # grid columns: Workload field -> header
 from ui.placement_examples import EXAMPLES
 from ui.placement_venues import (
     build_venues,
@@ -57,14 +60,6 @@ from ui.scenario import (
     update_scenario,
 )
 
-#: Grid columns: Workload field -> label. The frame keeps the field names (tests edit them by name).
-COLUMNS = {
-    "name": "Workload", "kind": "Kind", "gpu_model": "GPU model", "mean_gpus": "Mean GPUs", "peak_gpus": "Peak GPUs",
-    "may_leave_eu": "May leave EU", "eu_jurisdiction_required": "EU provider", "latency_sensitive": "Latency",
-    "spot_allowed": "Spot OK", "needs_infiniband": "InfiniBand", "busy_hours_per_day": "Busy h/day",
-    "busy_days_per_week": "Busy d/week", "first_busy_hour": "Busy from", "min_gpu_memory_gb": "Min GB",
-    "needs_nvlink": "NVLink",
-}
 TERMS = {"3 years": 3, "1 year": 1, "Published reserved prices only": None}
 FACTORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4)  # on-demand price multipliers of the sensitivity
 K_EXAMPLE, K_GRID, K_BASE = "_pl_example", "_pl_portfolio", "_pl_portfolio_base"
@@ -100,20 +95,6 @@ def portfolio_frame(workloads) -> pd.DataFrame:
                                                             "min_gpu_memory_gb": float})
 
 
-def _clean(value):
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return None
-    if isinstance(value, str):
-        return value.strip() or None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    return value
-
-
 def _message(msg: str) -> str:
     msg = msg.removeprefix("Value error, ").replace("Field required", "required").replace(" x ", " × ")
     msg = msg.replace(" or hourly_demand_gpus", "")  # uploaded series are not edited in this grid
@@ -130,7 +111,7 @@ def rows_to_workloads(frame: pd.DataFrame) -> tuple[list[Workload], list[str]]:
     workloads, errors, seen = [], [], {}
     int_fields = {"busy_hours_per_day", "busy_days_per_week", "first_busy_hour"}
     for pos, row in enumerate(frame.to_dict("records"), start=1):
-        values = {f: _clean(row.get(f)) for f in COLUMNS}
+        values = {f: clean_value(row.get(f), strip_text=True) for f in COLUMNS}
         if all(values[f] is None for f in ("name", "mean_gpus", "peak_gpus")):
             continue
         data = {f: (int(v) if f in int_fields and float(v).is_integer() else v)
@@ -463,7 +444,7 @@ def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) 
 
 
 def money_value(value_eur: float, display: DisplaySettings) -> float:
-    return math.nan if value_eur is None or math.isnan(value_eur) else float(
+    return math.nan if is_missing(value_eur) else float(
         from_eur(value_eur, display.currency, display.usd_per_eur))
 
 
@@ -473,7 +454,7 @@ def savings(plan: PlacementPlan, baseline: PlacementPlan | None) -> tuple[float,
 
 def cost_delta(saved_fraction: float) -> str | None:
     """A metric's delta for a saving: "-25% cost"; none when it rounds to 0 % or is undefined (never "-0%")."""
-    if saved_fraction != saved_fraction or round(saved_fraction * 100) == 0:
+    if is_missing(saved_fraction) or round(saved_fraction * 100) == 0:
         return None
     return f"{-saved_fraction:+.0%} cost"
 
@@ -489,7 +470,7 @@ def summary(solved: Solved, section: PlacementSection, display: DisplaySettings)
              if od > 0.5 else " Running every workload on demand would cost the same")
     dp, dp_pct = savings(plan, solved.dedicated)
     text += (f" and {money(dp, display, 0)} ({dp_pct:.0%}) less than dedicated capacity sized for each peak."
-             if dp == dp else f". The dedicated-for-peak baseline is not possible: {plain(solved.dedicated_problem)}.")
+             if not is_missing(dp) else f". The dedicated-for-peak baseline is not possible: {plain(solved.dedicated_problem)}.")
     sensitive = [w.name for w in solved.workloads if w.is_sensitive or w.latency_sensitive]
     if sensitive:
         text += f" {len(sensitive)} of {n} workloads are restricted to EU venues ({plain(', '.join(sensitive))})."
@@ -592,6 +573,4 @@ def assumptions_frame(solved: Solved, section: PlacementSection, display: Displa
     epoch = [(f"epoch_discount_{p}", f"1 y {d[1]:.0%}, 3 y {d[3]:.0%}", "-",
               "Epoch AI training-cost-trends constants.py DEFAULT_CUD") for p, d in EPOCH_COMMITMENT_DISCOUNT_FRACTION.items()]
     engine = [] if solved.plan is None else [a.row() for a in solved.plan.assumptions]
-    rows = [{"name": n, "value": v if isinstance(v, str) else f"{v:.4g}" if isinstance(v, float) else str(v),
-             "unit": u, "source": s} for n, v, u, s in page + epoch + engine]
-    return pd.DataFrame(rows)
+    return assumption_table(page + epoch + engine)

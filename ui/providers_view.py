@@ -12,6 +12,7 @@ from catalog.store import NOT_STATED, STALE_AFTER_DAYS, OfferFilter
 from engine.money import to_eur
 from ui import offer_scope
 from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, money_column
+from ui.labels import RESIDENCY_LABELS
 from ui.scenario import DisplaySettings
 
 PRICE_COLUMNS = ["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour",
@@ -54,12 +55,12 @@ def filter_widgets(options: dict[str, list[str]], display: DisplaySettings) -> O
         jur = c3.multiselect("Provider's parent jurisdiction", _values(Jurisdiction), key="prov_jur", placeholder="any",
                              help="Where the ultimate parent is incorporated: a US-parented provider's EU region is still under US law.")
         names = provider_names()
-        provider = c4.multiselect("Provider", sorted(options["providers"], key=lambda p: names.get(p, p).lower()),
+        provider = c4.multiselect("Provider", sorted(options["providers"], key=lambda p: str(names.get(p, p)).lower()),
                                   format_func=lambda p: names.get(p, p), key="prov_provider", placeholder="any")
         max_price = c4.number_input(f"Max price ({sym} per GPU-hour)", min_value=0.0, value=None, step=0.1,
                                     key="prov_maxprice", placeholder="no limit",
                                     help="Applies to the cheapest price among the selected price models.")
-        c3.toggle(offer_scope.RESIDENCY_LABEL["eu_legal_seat_only"], key="prov_seat",
+        c3.toggle(RESIDENCY_LABELS["eu_legal_seat_only"], key="prov_seat",
                   help=offer_scope.RESIDENCY_HELP["eu_legal_seat_only"])
         c4.multiselect("Certifications (within their scope)", sorted(set(options.get("certifications", []))
                                                                       | set(st.session_state.get("prov_certs", []))),
@@ -215,7 +216,7 @@ def comparison_frame(chosen: pd.DataFrame, display: DisplaySettings, today: dt.d
     for col in shown.columns:
         # money from the EUR frame (fmt converts it once); the text columns as the offers table words them
         values = chosen[col] if col in PRICE_COLUMNS else shown[col]
-        rows[labels.label(col)] = [labels.fmt(col, None if pd.isna(v) else v, display.currency, display.usd_per_eur)
+        rows[labels.label(col)] = [labels.fmt(col, v, display.currency, display.usd_per_eur)
                                    for v in values]
     return pd.DataFrame(rows, index=list(offer_scope.picker_labels(chosen))).T.astype(str)
 

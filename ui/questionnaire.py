@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from catalog.cells import neutralise, restore
+from catalog.cells import clean_value, neutralise, restore
 from catalog.models import Currency, InterNode, MinCommitment, SupportModel, TriState
 from catalog.storage.common import STALE_AFTER_DAYS
+from engine.assumptions import is_missing
 
 COLUMNS = ["key", "offer", "question", "catalog states", "source and date", "your answer"]
 README_SHEET = "Read me"
@@ -41,7 +42,7 @@ def _choices(enum) -> str:
 
 
 def _known(value: object) -> str:
-    if value is None or (not isinstance(value, str | list | tuple) and pd.isna(value)) or value == "" \
+    if is_missing(value) or value == "" \
             or value == "unknown":
         return NOT_STATED
     if isinstance(value, float) and value.is_integer():
@@ -50,7 +51,7 @@ def _known(value: object) -> str:
 
 
 def _offer_name(row: dict) -> str:
-    per_node = f"{int(row['gpus_per_node'])}× " if pd.notna(row.get("gpus_per_node")) else ""
+    per_node = f"{int(row['gpus_per_node'])}× " if not is_missing(row.get("gpus_per_node")) else ""
     where = row.get("region") or ""
     return f"{per_node}{row.get('gpu_model')} {row.get('form_factor') or ''} · {where} ({row['offer_id']})".replace("  ", " ")
 
@@ -63,7 +64,7 @@ def _source(row: dict) -> str:
 
 def _price_source(row: dict, today: dt.date) -> str:
     when = row.get("price_retrieved_at")
-    if not when or pd.isna(when):
+    if not when or is_missing(when):
         return ""
     try:
         age = (today - pd.Timestamp(str(when)).date()).days
@@ -110,7 +111,7 @@ def provider_questions(offers: pd.DataFrame, brief, today: dt.date | None = None
                 ask(oid, name, question + (" — stated, but stale: please confirm" if stale and _known(r.get(name))
                                            != NOT_STATED else ""), r.get(name), _source(r))
         ask(oid, "price_per_gpu_hour", f"Committed price per GPU-hour for {gpus} GPUs over {horizon} months",
-            r.get("reserved_eur_per_gpu_hour"), _price_source(r, today) if pd.notna(r.get("reserved_eur_per_gpu_hour"))
+            r.get("reserved_eur_per_gpu_hour"), _price_source(r, today) if not is_missing(r.get("reserved_eur_per_gpu_hour"))
             else "no committed price in the catalog")
         ask(oid, "currency", f"Currency of that price ({_choices(Currency)})", "", "", "EUR")
         ask(oid, "term_months", "Term of that price (months)", r.get("reserved_term_months"), "", horizon)
@@ -123,7 +124,7 @@ def provider_questions(offers: pd.DataFrame, brief, today: dt.date | None = None
 
 def offers_in_scope(catalog: pd.DataFrame, shortlist: pd.DataFrame, provider_ids: list[str] | None) -> pd.DataFrame:
     """The shortlist's offers, or the chosen providers' (their shortlisted offers, else all of theirs)."""
-    catalog = catalog[catalog.get("price_origin", "catalog").eq("catalog")] if "price_origin" in catalog else catalog
+    catalog = catalog[catalog["price_origin"].eq("catalog")] if "price_origin" in catalog else catalog
     if not provider_ids:
         return shortlist
     picked = []
@@ -222,14 +223,10 @@ MAX_QUESTIONNAIRE_BYTES = 5 * 1024 * 1024
 
 
 def _cell(value: object) -> object:
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return None
-    if isinstance(value, pd.Timestamp | dt.datetime):
+    """An answer cell as a catalog value (:func:`catalog.cells.clean_value`; a whole float as an int)."""
+    value = clean_value(restore(value), strip_text=True)
+    if isinstance(value, dt.datetime):
         return value.date()
-    value = restore(value)
-    if isinstance(value, str):
-        value = value.strip()
-        return value or None
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
@@ -282,7 +279,7 @@ def preview(answers: list[dict], catalog: pd.DataFrame, validate) -> ImportPrevi
     names = catalog.drop_duplicates("provider_id").set_index("provider_id")["provider_name"].to_dict()
     known_offers = set(catalog["offer_id"])
     out = ImportPreview()
-    cells: dict[tuple[str, str], dict] = {}
+    cells: dict[tuple[str, ...], dict] = {}  # (provider, offer or ALL_OFFERS, field) -> cell
     by_offer: dict[tuple[str, str], dict] = {}
     common: dict[str, dict] = {}
     diff = []
@@ -303,7 +300,7 @@ def preview(answers: list[dict], catalog: pd.DataFrame, validate) -> ImportPrevi
                                                           else "differs from the catalog")
         diff.append({"provider": names[pid], "offer": oid if oid != ALL_OFFERS else "(all)", "question": a["question"],
                      "catalog states": known, "answer": str(a["answer"]), "check": check})
-        cells[(pid, oid, name)] = diff[-1]  # type: ignore[index]
+        cells[(pid, oid, name)] = diff[-1]
     for (pid, oid), values in by_offer.items():
         if "price_per_gpu_hour" not in values:
             out.warnings.append(f"{names[pid]} · {oid}: no price answered, so no quote is made for this offer.")

@@ -19,9 +19,10 @@ def section(store, workspace: str, scenario, catalog: pd.DataFrame, quotes) -> N
     st.markdown("**Provider questionnaire** — what the catalog does not state (or states only stale) for the offers "
                 "in scope, one sheet and one PDF page per provider, pre-filled with what is known and its source.")
     shortlist = offers_meeting_brief(catalog, scenario.brief)
-    names = catalog.drop_duplicates("provider_id").set_index("provider_id")["provider_name"].to_dict()
+    names = {str(k): str(v) for k, v in
+             catalog.drop_duplicates("provider_id").set_index("provider_id")["provider_name"].items()}
     chosen = st.multiselect("Providers (empty: every provider on the brief's shortlist)", sorted(names),
-                            format_func=names.get, key="qn_providers", max_selections=q.MAX_PROVIDERS)
+                            format_func=names.__getitem__, key="qn_providers", max_selections=q.MAX_PROVIDERS)
     scope = q.offers_in_scope(catalog, shortlist, chosen)
     sheets = q.questionnaires(scope, scenario.brief)
     st.caption(f"{len(scope)} offer(s) of {len(sheets)} provider(s) in scope "

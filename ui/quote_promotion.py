@@ -64,7 +64,7 @@ def section(store, workspace: str, quotes: list[StoredQuote], catalog) -> None:
         return
     with st.expander("Promote a quote to the catalog (editors)"):
         names = {s.quote_id: f"#{s.quote_id} · {s.quote.label}" for s in quotes}
-        chosen = st.selectbox("Quote", list(names), format_func=names.get, key="qp_pick")
+        chosen = st.selectbox("Quote", list(names), format_func=names.__getitem__, key="qp_pick")
         url = st.text_input("Source URL (the quote document or the provider's page)", key="qp_url", max_chars=2000)
         private = st.checkbox("Keep the price private (negotiated: editors only, until valid-until)", key="qp_private")
         message = st.text_input("Why (goes into the history)", key="qp_message", max_chars=500,

@@ -23,6 +23,7 @@ from engine.placement import (
 from engine.scope import OfferScope, Residency, WorkloadFit
 from engine.scoring import CRITERION_NAMES, PRESETS, Constraints
 from engine.tco import TcoInputs
+from engine.units import HOURS_PER_YEAR
 from engine.workload import DEFAULT_ASSUMPTIONS, InferenceService, TrainingJob
 
 SCENARIO_KEY = "scenario"
@@ -35,7 +36,7 @@ MAX_NAME_CHARS = 120
 #: Most GPUs the portfolio may commit at one venue (the Placement page's capacity grid uses the same maximum).
 MAX_VENUE_CAPACITY_GPUS = 100_000
 #: Hours of demand a placement request plans (one year, as the page does).
-PLACEMENT_HOURS = 8760
+PLACEMENT_HOURS = int(HOURS_PER_YEAR)
 #: Ranges of the pages' widgets, one definition used by the widgets and by validation (issue #28.9): a value a
 #: link or file can carry is always one the widget accepts, so no link can make a page fail to draw.
 USD_PER_EUR_RANGE = (0.5, 2.0)  # sidebar exchange rate [USD/EUR]
@@ -400,7 +401,7 @@ def get_scenario() -> Scenario:
     return st.session_state.setdefault(SCENARIO_KEY, Scenario())
 
 
-def update_scenario(**sections: BaseModel) -> Scenario:
+def update_scenario(**sections: object) -> Scenario:
     """Replace whole sections (``update_scenario(display=DisplaySettings(...))``)."""
     scenario = get_scenario().model_copy(update=sections)
     st.session_state[SCENARIO_KEY] = scenario

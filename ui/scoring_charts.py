@@ -120,6 +120,7 @@ def stability_intervals(result: ScoringResult, rival_labels: dict[int, str]) -> 
     proportion) in which the #1 stays first; the diamond is the current weight. Criteria that do not separate
     the offers are left out: any weight of theirs keeps the #1 first."""
     iv = result.stability
+    assert iv is not None, "drawn only for a ranking with stability intervals (ui.scoring_ranking)"
     js = [j for j in _weighted(result) if result.criteria[j].name not in result.uninformative][::-1]
     names = [result.criteria[j].label for j in js]
     lo, hi, w = iv.lower[js] * 100, iv.upper[js] * 100, iv.weights[js] * 100

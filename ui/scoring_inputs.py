@@ -19,28 +19,20 @@ from engine.scoring import (
 )
 from ui import offer_scope
 from ui.format import SYMBOL
+from ui.labels import (
+    SCORING_BASIS_LABELS,
+    SCORING_CONSTRAINT_LABELS,
+    SCORING_METHOD_LABELS,
+    SCORING_MISSING_LABELS,
+)
 from ui.quotes import offers_with_quotes
 from ui.scenario import DisplaySettings, ScoringSection, get_scenario, update_scenario
 
 CONCENTRATIONS = (2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0)
-METHOD_LABEL = {"weighted_sum": "Weighted sum", "topsis": "TOPSIS (closeness to the ideal)"}
-MISSING_LABEL = {"worst": "Score as the worst observed value", "exclude": "Leave the offer out"}
 MISSING_EXPLAIN = {
     "worst": "A value the catalog does not state scores as the worst value observed for that criterion, so it "
              "never ranks above a stated one.",
     "exclude": "Offers missing any criterion that carries weight are left out and listed below with the reason.",
-}
-BASIS_LABEL = {"on_demand": "On-demand", "reserved": "Reserved, any term", "reserved_1y": "1-year commitment",
-               "reserved_3y": "3-year commitment", "spot": "Spot (interruptible)",
-               "cheapest": "Cheapest stated, any type"}
-CONSTRAINT_LABEL = {
-    **offer_scope.RESIDENCY_LABEL,
-    "infiniband_only": "InfiniBand between nodes only",
-    "sxm_only": "SXM boards only",
-    "max_price_eur_per_gpu_hour": "Maximum price",
-    "gpu_models": "GPU class",
-    "min_memory_gb_per_gpu": "Memory per GPU",
-    "exclude_price_outliers": "Price outliers left out",
 }
 #: The criterion that prefers what a hard constraint requires (named when a brief switches the constraint off).
 _PREFERS = {"eu_resident_only": "eu_residency_score", "eu_jurisdiction_only": "jurisdiction_score",
@@ -150,10 +142,10 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         a.caption(preset.description)
         b.markdown("**Hard constraints** (filter before ranking)")
         for t in TOGGLES:
-            b.toggle(CONSTRAINT_LABEL[t], key=_KEYS[t], help=CONSTRAINT_HELP[t])
+            b.toggle(SCORING_CONSTRAINT_LABELS[t], key=_KEYS[t], help=CONSTRAINT_HELP[t])
         held = sorted(set(certification_options(catalog))
                       | set(ss[_KEYS["required_certifications"]]))
-        b.multiselect(CONSTRAINT_LABEL["required_certifications"], held, key=_KEYS["required_certifications"],
+        b.multiselect(SCORING_CONSTRAINT_LABELS["required_certifications"], held, key=_KEYS["required_certifications"],
                       placeholder="none required",
                       help="The provider must hold every one of these (e.g. BSI-C5, ISO27001) with a stated scope that "
                            "covers the offer's GPU service and data-centre country; a certificate held for other "
@@ -162,13 +154,13 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         b.number_input(f"Maximum price ({sym} per GPU-hour)", min_value=0.01, value=None, step=0.1, format="%.2f",
                        key=_KEYS["max_price"], placeholder="no limit",
                        help="Applies to the effective price (the price basis on the right). No price stated: fails.")
-        c.radio("Method", list(METHOD_LABEL), format_func=METHOD_LABEL.get, key=_KEYS["method"], horizontal=True,
+        c.radio("Method", list(SCORING_METHOD_LABELS), format_func=SCORING_METHOD_LABELS.__getitem__, key=_KEYS["method"], horizontal=True,
                 help="Weighted sum: min-max normalised criteria times weights, added up. TOPSIS: distance to the "
                      "best and the worst value of every criterion (Hwang & Yoon 1981).")
-        c.radio("When the catalog does not state a value", list(MISSING_LABEL), format_func=MISSING_LABEL.get,
+        c.radio("When the catalog does not state a value", list(SCORING_MISSING_LABELS), format_func=SCORING_MISSING_LABELS.__getitem__,
                 key=_KEYS["missing"])
         c.caption(MISSING_EXPLAIN[ss[_KEYS["missing"]]])
-        c.selectbox("Price basis", list(BASIS_LABEL), format_func=BASIS_LABEL.get, key=_KEYS["price_basis"],
+        c.selectbox("Price basis", list(SCORING_BASIS_LABELS), format_func=SCORING_BASIS_LABELS.__getitem__, key=_KEYS["price_basis"],
                     help="Which catalog price of each offer is its effective price.")
         points = _draw_weights(display)
         edited = {k: v for k, v in points.items() if v != preset.weight_points.get(k, 0)}
@@ -177,7 +169,7 @@ def scoring_inputs(display: DisplaySettings) -> ScoringSection | None:
         if edited or changed or ss[_KEYS["max_price"]]:
             off = preset.not_in_force(Constraints(**{t: bool(ss[_KEYS[t]]) for t in TOGGLES}))
             a.caption(f"Edited from the preset ({len(edited)} weights changed" + "".join(
-                f"; its hard rule *{CONSTRAINT_LABEL[t]}* is off" + (" (still preferred by weight)" if points.get(
+                f"; its hard rule *{SCORING_CONSTRAINT_LABELS[t]}* is off" + (" (still preferred by weight)" if points.get(
                     _PREFERS.get(t, ""), 0) > 0 else "") for t in off) + ").")
             a.button("Reset to the preset", key="_sc_reset", on_click=apply_preset, icon=":material/restart_alt:")
     if sum(points.values()) <= 0:

@@ -97,7 +97,7 @@ def _rank(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Scored
     for name in [n for n in SCOPE_FIRST if n in active] + [n for n in active if n not in SCOPE_FIRST]:
         passed, why = apply_constraints(matrix, Constraints(**{name: getattr(constraints, name)}))
         removed = keep & ~passed
-        kinds = Counter(_reason_kind(why[i][0]) for i in np.flatnonzero(removed))
+        kinds = Counter(_reason_kind(why[int(i)][0]) for i in np.flatnonzero(removed))
         funnel.append(FunnelStep(name, int(keep.sum()), int(removed.sum()), tuple(kinds.most_common())))
         keep &= passed
     rows = _frame.set_index("offer_id").loc[list(result.ids)]

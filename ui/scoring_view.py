@@ -12,7 +12,6 @@ import streamlit as st
 
 from catalog.store import STALE_AFTER_DAYS
 from engine.scoring import (
-    CRITERIA,
     Criterion,
     MonteCarloResult,
     Objective,
@@ -20,9 +19,10 @@ from engine.scoring import (
     rank,
 )
 from ui import offer_scope
-from ui.format import money, plain
+from ui.format import assumption_table, money, plain
+from ui.labels import SCORING_BASIS_LABELS, SCORING_CONSTRAINT_LABELS, criterion_label
 from ui.scenario import DisplaySettings
-from ui.scoring_inputs import BASIS_LABEL, CONSTRAINT_LABEL, MISSING_EXPLAIN
+from ui.scoring_inputs import MISSING_EXPLAIN
 from ui.scoring_ranking import Scored
 
 #: Criterion -> catalog column whose text is shown in the table (categories read better than their scores).
@@ -40,16 +40,12 @@ NOT_STATED = "not stated"
 # --------------------------------------------------------------------------------------------------
 
 
-def _criterion_label(name: str) -> str:
-    return next(c.label for c in CRITERIA if c.name == name)
-
-
 def funnel_text(scored: Scored, display: DisplaySettings) -> str:
     """Markdown list: each active constraint, how many offers it removed and why, in the order applied."""
     cons = scored.result.constraints
     lines = []
     for step in scored.funnel:
-        label = CONSTRAINT_LABEL[step.constraint]
+        label = SCORING_CONSTRAINT_LABELS[step.constraint]
         if step.constraint == "max_price_eur_per_gpu_hour":
             label += f" {money(cons.max_price_eur_per_gpu_hour, display)}"
         elif step.constraint == "gpu_models":
@@ -132,12 +128,12 @@ def notes(scored: Scored) -> list[str]:
     if r.uninformative:
         out.append(f"**Inert: {r.inert_share:.0%} of your weight.** {len(r.uninformative)} weighted criteria separate "
                    f"none of the ranked offers (all equal, or stated by none of them): "
-                   f"{', '.join(_criterion_label(n) for n in r.uninformative)}. Their weight is not counted: the "
+                   f"{', '.join(criterion_label(n) for n in r.uninformative)}. Their weight is not counted: the "
                    "scores, the verdict's weight ranges and the charts use the other criteria, rescaled to 100 % "
                    "(*the weight that counts*; see *Assumptions and criterion mappings*).")
     if r.stated_vs_not:
         out.append(f"Only one value is stated among the ranked offers for "
-                   f"{', '.join(_criterion_label(n) for n in r.stated_vs_not)}: an offer stating it scores best on "
+                   f"{', '.join(criterion_label(n) for n in r.stated_vs_not)}: an offer stating it scores best on "
                    "that criterion, one that does not state it scores worst (never equal).")
     if r.set_dependent_on:
         names = [r.labels[r.ids.index(i)] for i in r.set_dependent_on[:3]]
@@ -202,7 +198,7 @@ def ranking_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFram
             help="Weighted sum of min-max normalised criteria (1 = best on every weighted criterion)" if is_wsm
             else "TOPSIS closeness to the ideal (1 = the ideal, 0 = the worst on every criterion)"),
         "Price": st.column_config.TextColumn(f"Price ({display.currency}/GPU-h)",
-                                             help=f"Effective price per GPU-hour: {BASIS_LABEL[basis].lower()}"),
+                                             help=f"Effective price per GPU-hour: {SCORING_BASIS_LABELS[basis].lower()}"),
         "Not stated": st.column_config.TextColumn(
             "Not stated", help="Weighted criteria the catalog does not state for this offer; "
             + MISSING_EXPLAIN[r.missing_rule.value].lower()),
@@ -230,7 +226,7 @@ def provider_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFra
         "Rank": rank(score), "Score": score, "Provider": best["provider_name"].to_numpy(),
         "Best offer": [offer_scope.picker_label(row, flags=False).split(" · ", 1)[1] for row in offer_scope.row_records(best)],
         "Offer rank": best["_rank"].to_numpy(),
-        "Price": [money(v, display) if v == v else NOT_STATED for v in best["_price"]],
+        "Price": [money(v, display, missing=NOT_STATED) for v in best["_price"]],
         "Offers ranked": best["_n"].to_numpy(),
         "Flags": [offer_scope.flags_text(row) or "—" for row in offer_scope.row_records(best)],
         "Source": best["source_url"].to_numpy(),
@@ -244,7 +240,7 @@ def provider_table(scored: Scored, display: DisplaySettings) -> tuple[pd.DataFra
         "Best offer": st.column_config.TextColumn("Best offer", width="medium"),
         "Offer rank": st.column_config.NumberColumn("Offer rank", format="%d", help="Its rank among all offers"),
         "Price": st.column_config.TextColumn(f"Price ({display.currency}/GPU-h)",
-                                             help=f"Effective price: {BASIS_LABEL[basis].lower()}"),
+                                             help=f"Effective price: {SCORING_BASIS_LABELS[basis].lower()}"),
         "Offers ranked": st.column_config.NumberColumn("Offers ranked", format="%d",
                                                        help="This provider's offers that passed the constraints"),
         "Source": st.column_config.LinkColumn("Source", display_text="source ↗"),
@@ -280,8 +276,5 @@ def criteria_frame(result: ScoringResult, points: dict[str, float]) -> pd.DataFr
 
 
 def assumptions_frame(result: ScoringResult) -> pd.DataFrame:
-    def fmt(v: object) -> str:
-        return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-    return pd.DataFrame([{"name": a.name, "value": fmt(a.value), "unit": a.unit, "source": a.source}
-                         for a in result.assumptions])
+    """The ranking's assumptions (the one table builder, :func:`ui.format.assumption_table`)."""
+    return assumption_table(a.row() for a in result.assumptions)

@@ -14,19 +14,13 @@ from engine.tco import LAYERS, Pair, TcoResult, TornadoResult
 from ui.charts import fs, presenting, style
 from ui.figspec import Fig, trace
 from ui.format import SYMBOL
-from ui.labels import label
+from ui.labels import TCO_LAYER_NAMES, TCO_OPTION_NAMES, label
 from ui.scenario import DisplaySettings
 
 OPTION_COLOURS = {"on_demand": "#2563eb", "reserved": "#10b981", "owned": "#7c3aed"}
-OPTION_NAMES = {"on_demand": "Rent on demand", "reserved": "Rent reserved", "owned": "Own"}
 LAYER_COLOURS = {
     "hardware": "#4f46e5", "networking": "#0ea5e9", "capital_cost": "#a855f7", "power_and_cooling": "#f59e0b",
     "facility": "#f97316", "staff": "#ec4899", "maintenance": "#84cc16", "residual_credit": "#9ca3af",
-}
-LAYER_NAMES = {
-    "hardware": "Hardware (server, storage, installation)", "networking": "Networking", "capital_cost": "Cost of capital",
-    "power_and_cooling": "Power and cooling", "facility": "Colocation", "staff": "Staff", "maintenance": "Maintenance",
-    "residual_credit": "Resale value (credit)",
 }
 
 
@@ -48,9 +42,9 @@ def cost_vs_utilisation(sweep: pd.DataFrame, result: TcoResult, display: Display
     fig = Fig()
     for option in _available(result):
         fig.add_trace(trace("scatter",
-            x=sweep["utilisation"], y=_conv(sweep[option], display), name=OPTION_NAMES[option], mode="lines",
+            x=sweep["utilisation"], y=_conv(sweep[option], display), name=TCO_OPTION_NAMES[option], mode="lines",
             line=dict(color=OPTION_COLOURS[option], width=3),
-            hovertemplate=f"{OPTION_NAMES[option]}<br>%{{x:.0%}} utilisation: {sym}%{{y:.2f}} per useful GPU-hour<extra></extra>",
+            hovertemplate=f"{TCO_OPTION_NAMES[option]}<br>%{{x:.0%}} utilisation: {sym}%{{y:.2f}} per useful GPU-hour<extra></extra>",
         ))
     be = result.break_even_utilisation_fraction
     marks = [(Pair.ON_DEMAND_VS_OWNED.value, "owning wins above", "owned"),
@@ -83,16 +77,16 @@ def totals(result: TcoResult, display: DisplaySettings) -> go.Figure:
         if value == 0.0:
             continue
         fig.add_trace(trace("bar",
-            y=["Own"], x=[value], name=LAYER_NAMES[layer], orientation="h", marker_color=LAYER_COLOURS[layer],
-            hovertemplate=f"{LAYER_NAMES[layer]}: {sym}%{{x:,.0f}}<extra></extra>",
+            y=["Own"], x=[value], name=TCO_LAYER_NAMES[layer], orientation="h", marker_color=LAYER_COLOURS[layer],
+            hovertemplate=f"{TCO_LAYER_NAMES[layer]}: {sym}%{{x:,.0f}}<extra></extra>",
         ))
     for option in ("reserved", "on_demand"):
         if option not in result.available_options:
             continue
         value = float(_conv(result.total_cost_eur[option], display))
-        fig.add_trace(trace("bar", y=[OPTION_NAMES[option]], x=[value], orientation="h", showlegend=False,
+        fig.add_trace(trace("bar", y=[TCO_OPTION_NAMES[option]], x=[value], orientation="h", showlegend=False,
                              marker_color=OPTION_COLOURS[option], text=[f"{sym}{value:,.0f}"], textposition="inside",
-                             hovertemplate=f"{OPTION_NAMES[option]}: {sym}%{{x:,.0f}}<extra></extra>"))
+                             hovertemplate=f"{TCO_OPTION_NAMES[option]}: {sym}%{{x:,.0f}}<extra></extra>"))
     own_total = float(_conv(result.total_cost_eur["owned"], display))
     fig.add_trace(trace("scatter", y=["Own"], x=[own_total], mode="markers", marker=dict(symbol="line-ns", size=26,
                              line=dict(width=3, color="#111827")), showlegend=False,
@@ -119,15 +113,15 @@ def cumulative(result: TcoResult, display: DisplaySettings) -> go.Figure:
     fig = Fig()
     for option in _available(result):
         fig.add_trace(trace("scatter",
-            x=result.months, y=_conv(result.cumulative_cost_eur[option], display), name=OPTION_NAMES[option],
+            x=result.months, y=_conv(result.cumulative_cost_eur[option], display), name=TCO_OPTION_NAMES[option],
             mode="lines", line=dict(color=OPTION_COLOURS[option], width=3, shape="hv" if option == "reserved" else "linear"),
-            hovertemplate=f"{OPTION_NAMES[option]}<br>stop after month %{{x}}: {sym}%{{y:,.0f}}<extra></extra>",
+            hovertemplate=f"{TCO_OPTION_NAMES[option]}<br>stop after month %{{x}}: {sym}%{{y:,.0f}}<extra></extra>",
         ))
         end = float(_conv(result.total_cost_eur[option], display))
         fig.add_trace(trace("scatter", x=[result.months[-1]], y=[end], mode="markers", showlegend=False, hoverinfo="skip",
                                  marker=dict(size=11, color=OPTION_COLOURS[option], line=dict(width=2, color="white"))))
     fig.add_annotation(x=result.months[-1], y=float(_conv(result.total_cost_eur[result.cheapest_option], display)),
-                       text=f"horizon end: {OPTION_NAMES[result.cheapest_option].lower()} lowest", showarrow=True,
+                       text=f"horizon end: {TCO_OPTION_NAMES[result.cheapest_option].lower()} lowest", showarrow=True,
                        arrowhead=2, ax=-150 if presenting() else -70, ay=-40, font=dict(size=fs(13)))
     fig.update_xaxes(title="Stop after month", range=[0, result.months[-1] + 1])
     fig.update_yaxes(title=f"Net cost to date, {result.inputs.cluster_gpus} GPUs ({sym})", tickprefix=sym, rangemode="tozero")
@@ -182,10 +176,10 @@ def monte_carlo_bands(bands: pd.DataFrame, u_now: float, display: DisplaySetting
         fig.add_trace(trace("scatter", x=part.utilisation, y=_conv(part.p90, display), mode="lines", line=dict(width=0),
                                  showlegend=False, hoverinfo="skip"))
         fig.add_trace(trace("scatter", x=part.utilisation, y=_conv(part.p10, display), mode="lines", line=dict(width=0),
-                                 fill="tonexty", fillcolor=fills[option], name=f"{OPTION_NAMES[option]} p10–p90",
+                                 fill="tonexty", fillcolor=fills[option], name=f"{TCO_OPTION_NAMES[option]} p10–p90",
                                  hoverinfo="skip"))
         fig.add_trace(trace("scatter", x=part.utilisation, y=_conv(part.p50, display), mode="lines",
-                                 line=dict(color=OPTION_COLOURS[option], width=2), name=f"{OPTION_NAMES[option]} median",
+                                 line=dict(color=OPTION_COLOURS[option], width=2), name=f"{TCO_OPTION_NAMES[option]} median",
                                  hovertemplate=f"%{{x:.0%}}: median {sym}%{{y:.2f}}<extra></extra>"))
     fig.add_vline(x=u_now, line_dash="dot", line_color="#374151")
     top = float(np.nanmax(_conv(bands[bands.option == "on_demand"].p90, display))) * 2.2

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 
 from catalog.counts import is_stale_age
 from catalog.store import STALE_AFTER_DAYS
+from engine.assumptions import is_missing
 from engine.power import rated_it_power_kw_per_gpu
 from engine.tco import (
     Pair,
@@ -29,48 +31,42 @@ from engine.tco import (
     tornado,
 )
 from ui import offer_scope, tco_words
-from ui.format import money
+from ui.format import assumption_table, money
+from ui.labels import TCO_INPUT_LABELS, TCO_OPTION_VERBS
 from ui.scenario import UTILISATION_RANGE, DisplaySettings, TcoSection, get_scenario, update_scenario
 
-OPTION_NAMES = {"on_demand": "renting on demand", "reserved": "renting reserved", "owned": "owning"}
-
-# (field, label, step, format) per group; labels carry the unit. Inputs are in EUR (engine units).
-GROUPS: list[tuple[str, list[tuple[str, str, float, str]]]] = [
+# (field, step, format) per group; the labels (with their unit) are ui.labels.TCO_INPUT_LABELS. Inputs are in EUR
+# (engine units).
+GROUPS: list[tuple[str, list[tuple[str, float, str]]]] = [
     ("Renting", [
-        ("price_on_demand_eur_per_gpu_hour", "On-demand price (EUR per GPU-hour)", 0.05, "%.4f"),
-        ("rental_price_decline_fraction_per_year", "Rental price decline per year (0-1)", 0.01, "%.2f"),
+        ("price_on_demand_eur_per_gpu_hour", 0.05, "%.4f"),
+        ("rental_price_decline_fraction_per_year", 0.01, "%.2f"),
     ]),
     ("Hardware and capital", [
-        ("server_capex_eur_per_gpu", "Server share per GPU (EUR)", 500.0, "%.0f"),
-        ("networking_capex_eur_per_gpu", "Networking share per GPU (EUR)", 100.0, "%.0f"),
-        ("storage_capex_eur_per_gpu", "Storage share per GPU (EUR)", 100.0, "%.0f"),
-        ("installation_capex_eur_per_gpu", "Installation per GPU (EUR)", 100.0, "%.0f"),
-        ("depreciation_years", "Depreciation life (years)", 0.5, "%.1f"),
-        ("cost_of_capital_fraction_per_year", "Cost of capital per year (0-1)", 0.01, "%.3f"),
-        ("residual_value_fraction", "Resale value at end of life (share of capex)", 0.01, "%.3f"),
+        ("server_capex_eur_per_gpu", 500.0, "%.0f"),
+        ("networking_capex_eur_per_gpu", 100.0, "%.0f"),
+        ("storage_capex_eur_per_gpu", 100.0, "%.0f"),
+        ("installation_capex_eur_per_gpu", 100.0, "%.0f"),
+        ("depreciation_years", 0.5, "%.1f"),
+        ("cost_of_capital_fraction_per_year", 0.01, "%.3f"),
+        ("residual_value_fraction", 0.01, "%.3f"),
     ]),
     ("Power and facility", [
-        ("power_at_load_kw_per_gpu", "Rated power per GPU incl. server share (kW)", 0.05, "%.3f"),
-        ("average_draw_fraction_of_rated", "Average draw, share of rated power", 0.01, "%.2f"),
-        ("idle_power_fraction", "Idle power (share of full load)", 0.05, "%.2f"),
-        ("pue", "PUE (facility overhead)", 0.01, "%.2f"),
-        ("electricity_eur_per_kwh", "Electricity (EUR per kWh)", 0.01, "%.4f"),
-        ("colocation_eur_per_kw_month", "Colocation (EUR per kW-month)", 5.0, "%.2f"),
+        ("power_at_load_kw_per_gpu", 0.05, "%.3f"),
+        ("average_draw_fraction_of_rated", 0.01, "%.2f"),
+        ("idle_power_fraction", 0.05, "%.2f"),
+        ("pue", 0.01, "%.2f"),
+        ("electricity_eur_per_kwh", 0.01, "%.4f"),
+        ("colocation_eur_per_kw_month", 5.0, "%.2f"),
     ]),
     ("Staff and maintenance", [
-        ("staff_fte", "Operations staff (FTE)", 0.05, "%.2f"),
-        ("labour_cost_eur_per_hour", "Labour cost (EUR per hour)", 1.0, "%.2f"),
-        ("working_hours_per_fte_year", "Working hours per FTE and year", 10.0, "%.0f"),
-        ("maintenance_fraction_of_capex_per_year", "Maintenance per year (share of capex)", 0.005, "%.3f"),
+        ("staff_fte", 0.05, "%.2f"),
+        ("labour_cost_eur_per_hour", 1.0, "%.2f"),
+        ("working_hours_per_fte_year", 10.0, "%.0f"),
+        ("maintenance_fraction_of_capex_per_year", 0.005, "%.3f"),
     ]),
 ]
 INT_FIELDS = {"cluster_gpus", "horizon_months", "reserved_term_months"}
-#: Readable name of every input (tornado bars, assumption table).
-FIELD_LABELS = {name: label for _title, fields in GROUPS for name, label, _step, _fmt in fields} | {
-    "utilisation_fraction": "Sustained utilisation (0-1)", "cluster_gpus": "GPUs in the cluster",
-    "horizon_months": "Horizon (months)", "price_reserved_eur_per_gpu_hour": "Committed price (EUR per GPU-hour)",
-    "reserved_term_months": "Committed term (months)",
-}
 #: Choice of the committed-price picker meaning "no committed price" and "the user's own quote".
 NO_COMMITMENT = "none"
 YOUR_QUOTE = "quote"
@@ -124,7 +120,7 @@ def committed_prices(prices: pd.DataFrame, usd_per_eur: float) -> pd.DataFrame:
 def committed_label(row, display: DisplaySettings) -> str:
     term = int(row.term_months)
     years = f"{term // 12}-year" if term % 12 == 0 else f"{term}-month"
-    upfront = "" if pd.isna(row.upfront_pct) else f", {row.upfront_pct:.0f} % upfront"
+    upfront = "" if is_missing(row.upfront_pct) else f", {row.upfront_pct:.0f} % upfront"
     quote = getattr(row, "quote_label", None)
     if isinstance(quote, str) and quote:  # a workspace quote (issue #29.7), named as such
         return f"{quote}: {years} term{upfront}, {money(row.amount_eur_per_gpu_hour, display)}/GPU-h"
@@ -137,7 +133,7 @@ def apply_on_demand_preset(offers: pd.DataFrame) -> None:
     price taken from the previous offer (it belongs to that offer, never to this one)."""
     offer_id = st.session_state.get("tco_on_demand_offer")
     row = offers.set_index("offer_id").loc[offer_id] if offer_id in set(offers.offer_id) else None
-    if row is not None and not math.isnan(row["on_demand_eur_per_gpu_hour"]):
+    if row is not None and not is_missing(row["on_demand_eur_per_gpu_hour"]):
         st.session_state[_key("price_on_demand_eur_per_gpu_hour")] = round(float(row["on_demand_eur_per_gpu_hour"]), 4)
     if st.session_state.get("tco_committed") not in (NO_COMMITMENT, YOUR_QUOTE):
         st.session_state["tco_committed"] = NO_COMMITMENT
@@ -146,9 +142,10 @@ def apply_on_demand_preset(offers: pd.DataFrame) -> None:
 def apply_gpu_preset(specs: pd.DataFrame) -> None:
     spec_id = st.session_state.get("tco_gpu_spec")
     if spec_id in set(specs.gpu_spec_id):
-        tdp = specs.set_index("gpu_spec_id").loc[spec_id, "tdp_watts"]
-        if not pd.isna(tdp):  # the shared power model: TDP x (1 + the server's non-GPU share) at full load
-            st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(rated_it_power_kw_per_gpu(float(tdp))), 4)
+        tdp = specs.set_index("gpu_spec_id").loc[str(spec_id), "tdp_watts"]
+        if not is_missing(tdp):  # the shared power model: TDP x (1 + the server's non-GPU share) at full load
+            watts = float(cast(float, tdp))  # one spec's TDP (gpu_spec_id is unique)
+            st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(rated_it_power_kw_per_gpu(watts)), 4)
             update_scenario(tco=get_scenario().tco.model_copy(update={"gpu_spec_id": spec_id}))  # exports cite it
 
 
@@ -166,7 +163,7 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
         on_demand = on_demand[on_demand.offer_id.isin(brief_offer_ids) | (on_demand.offer_id == chosen)]
     labels = offer_labels(on_demand, display)
     c1, c2 = st.columns([3, 2])
-    c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.get, index=None,
+    c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.__getitem__, index=None,
                  key="tco_on_demand_offer", placeholder="pick a catalog offer (or type the price below)",
                  on_change=apply_on_demand_preset, args=(offers,))
     c2.selectbox("Set power from a GPU", specs.gpu_spec_id.tolist(), index=None, key="tco_gpu_spec",
@@ -200,10 +197,10 @@ def draw_committed_choice(offer_id: str | None, committed: pd.DataFrame, section
     options = [NO_COMMITMENT, *committed.price_id.tolist(), YOUR_QUOTE]
     labels = {NO_COMMITMENT: "No committed price (compare on demand and owning only)",
               YOUR_QUOTE: "Your quote (type the price and term)"}
-    labels.update({r.price_id: committed_label(r, display) for r in committed.itertuples()})
+    labels.update({str(r.price_id): committed_label(r, display) for r in committed.itertuples()})
     if st.session_state.get("tco_committed") not in options:
         st.session_state["tco_committed"] = NO_COMMITMENT
-    choice = st.radio("Committed (reserved) price", options, format_func=labels.get, key="tco_committed")
+    choice = st.radio("Committed (reserved) price", options, format_func=labels.__getitem__, key="tco_committed")
     if offer_id and committed.empty:
         st.caption("No committed price stated for this offer in the catalog: reserved is compared only with your quote.")
     elif not offer_id:
@@ -237,8 +234,8 @@ def draw_inputs(reserved: tuple[float | None, int | None]) -> tuple[TcoInputs | 
     cols = st.columns(len(GROUPS))
     for col, (title, fields) in zip(cols, GROUPS, strict=True):
         with col.expander(title, expanded=False):
-            for name, label, step, fmt in fields:
-                st.number_input(label, step=step, format=fmt, key=_key(name),
+            for name, step, fmt in fields:
+                st.number_input(TCO_INPUT_LABELS[name], step=step, format=fmt, key=_key(name),
                                 help=TcoInputs.model_fields[name].description)
                 slots[name] = st.empty()
     values = {}
@@ -268,7 +265,7 @@ def on_demand_price_is_private(offers: pd.DataFrame, offer_id: str | None, price
     if not offer_id or "on_demand_is_private" not in offers.columns or offer_id not in set(offers.offer_id):
         return False
     row = offers.set_index("offer_id").loc[offer_id]
-    return bool(row["on_demand_is_private"]) and math.isclose(float(row["on_demand_eur_per_gpu_hour"]), price,
+    return bool(row["on_demand_is_private"]) and math.isclose(float(cast(float, row["on_demand_eur_per_gpu_hour"])), price,
                                                                rel_tol=0, abs_tol=1e-4)
 
 
@@ -276,7 +273,7 @@ def store_section(inputs: TcoInputs, offer_id: str | None, choice: str, on_deman
     """Write the page's state back to the scenario (inputs plus where the prices came from, and whether the
     on-demand price is a private one: never silently, issue #28.2)."""
     origin = None if choice == NO_COMMITMENT else ("quote" if choice == YOUR_QUOTE else "offer")
-    update = {"inputs": inputs, "on_demand_offer_id": offer_id, "reserved_origin": origin,
+    update: dict[str, object] = {"inputs": inputs, "on_demand_offer_id": offer_id, "reserved_origin": origin,
               "reserved_price_id": choice if origin == "offer" else None,
               "on_demand_price_private": on_demand_private}
     if origin == "quote":
@@ -309,12 +306,12 @@ def verdict(result: TcoResult, display: DisplaySettings, reserved_origin: str | 
     totals = result.total_cost_eur
     best, second = result.cheapest_option, result.runner_up_option
     span = span_text(inputs.horizon_months)
-    head = (f"Over {span} at {inputs.utilisation_fraction:.0%} utilisation, {OPTION_NAMES[best]} is the cheapest way "
+    head = (f"Over {span} at {inputs.utilisation_fraction:.0%} utilisation, {TCO_OPTION_VERBS[best]} is the cheapest way "
             f"to run {inputs.cluster_gpus} GPUs: {money(totals[best], display, 0)}")
     if second is not None:
         saving = totals[second] - totals[best]
         share = saving / totals[second] if totals[second] > 0 else 0.0
-        head += f", {money(saving, display, 0)} ({share:.0%}) less than {OPTION_NAMES[second]}."
+        head += f", {money(saving, display, 0)} ({share:.0%}) less than {TCO_OPTION_VERBS[second]}."
     else:
         head += "."
     be = result.break_even_utilisation_fraction[Pair.ON_DEMAND_VS_OWNED.value]
@@ -360,6 +357,7 @@ def reserved_note(result: TcoResult, origin: str | None) -> str:
     source = {"quote": "your quote", "workspace-quote": "a quote recorded in this workspace"}.get(
         origin or "", "the offer's own committed price")
     term = inputs.reserved_term_months
+    assert term is not None, "a committed price comes with its term (TcoInputs)"
     text = f"Reserved: {source}, {term}-month term"
     paid = result.reserved_paid_months
     if paid > inputs.horizon_months:
@@ -419,18 +417,16 @@ def assumptions_frame(inputs: TcoInputs, section: TcoSection | None = None, *, a
             if a.name == "price_on_demand_eur_per_gpu_hour" and section.on_demand_offer_id:
                 source = f"catalog offer {section.on_demand_offer_id} (or your edit of its price)"
             elif a.name in ("price_reserved_eur_per_gpu_hour", "reserved_term_months"):
-                offer = ("workspace " + section.reserved_price_id.replace(":", " #")  # issue #29.7
-                         if (section.reserved_price_id or "").startswith("quote:") else
+                price_id = section.reserved_price_id or ""
+                offer = ("workspace " + price_id.replace(":", " #")  # issue #29.7
+                         if price_id.startswith("quote:") else
                          f"committed price {section.reserved_price_id} of offer {section.on_demand_offer_id}")
                 source = {"offer": offer,
                           "quote": "your quote (entered by the user)"}.get(section.reserved_origin or "", "not given")
-            elif a.value != a.value:  # NaN: not given
+            elif is_missing(a.value):
                 source = "not given"
-            elif not math.isclose(a.value, float(getattr(_DEFAULTS, a.name)), rel_tol=1e-9, abs_tol=1e-12):
+            elif not math.isclose(cast(float, a.value), float(getattr(_DEFAULTS, a.name)), rel_tol=1e-9, abs_tol=1e-12):
                 source = "entered by the user"
-        if as_text:
-            value = "not given" if a.value != a.value else f"{a.value:,.6g}"
-        else:
-            value = None if a.value != a.value else a.value
-        rows.append({"input": FIELD_LABELS.get(a.name, a.name), "value": value, "unit": a.unit, "source": source})
-    return pd.DataFrame(rows)
+        rows.append((a.name, a.value, a.unit, source))
+    return assumption_table(rows, number_format=",.6g", whole_numbers=True, missing="not given", as_text=as_text,
+                            label=lambda name: TCO_INPUT_LABELS.get(name, name), columns=("input", "value", "unit", "source"))

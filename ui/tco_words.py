@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from engine.tco import Pair, TcoResult
+from ui.labels import TCO_PAIR_LABELS
 
 
 @dataclass(frozen=True)
@@ -22,9 +23,6 @@ class BreakEven:
     words: str  # what it means, always given
 
 
-_LABELS = {Pair.ON_DEMAND_VS_OWNED.value: "Own vs rent on demand",
-           Pair.ON_DEMAND_VS_RESERVED.value: "Rent reserved vs rent on demand",
-           Pair.RESERVED_VS_OWNED.value: "Own vs rent reserved"}
 
 
 def _pct(u: float) -> str:
@@ -60,7 +58,7 @@ def break_evens(result: TcoResult) -> list[BreakEven]:
     """Every break-even of the horizon, in words (reserved pairs only with a committed price)."""
     has_reserved = "reserved" in result.available_options
     out = []
-    for pair, label in _LABELS.items():
+    for pair, label in TCO_PAIR_LABELS.items():
         if pair != Pair.ON_DEMAND_VS_OWNED.value and not has_reserved:
             continue
         value, words = _words(pair, float(result.break_even_utilisation_fraction.get(pair, math.nan)), has_reserved)

@@ -7,22 +7,25 @@ A scenario that computed both modes (:func:`ui.scenario.workload_modes`) exports
 
 from __future__ import annotations
 
-import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from engine.assumptions import is_missing
 from engine.money import from_eur
+from ui.format import display_in, money
 from ui.scenario import Scenario, WorkloadSection, workload_modes
 
-MODE_TITLE = {"training": "training", "inference": "inference"}
+if TYPE_CHECKING:  # imported where it is used (ui.workload_pricing imports the engine and the catalog)
+    from ui.workload_pricing import Priced
 
 
 def section_for(section: WorkloadSection, mode: str) -> WorkloadSection:
     return section.model_copy(update={"mode": mode})
 
 
-def priced_modes(scenario: Scenario) -> dict[str, tuple[WorkloadSection, object]]:
+def priced_modes(scenario: Scenario) -> dict[str, tuple[WorkloadSection, Priced]]:
     """mode -> (its section, its :class:`ui.workload_pricing.Priced`) for every mode computed in the scenario."""
     from ui.workload_pricing import price_workload
 
@@ -88,7 +91,7 @@ def _columns(mode: str, section: WorkloadSection, currency: str) -> list[tuple[s
 
 
 def _value(value, kind: str, currency: str, usd_per_eur: float, as_text: bool):
-    missing = value is None or (isinstance(value, float) and math.isnan(value))
+    missing = is_missing(value)
     if kind == "text":
         return "" if missing else str(value)
     if missing:
@@ -97,11 +100,9 @@ def _value(value, kind: str, currency: str, usd_per_eur: float, as_text: bool):
         return ("yes" if value else "no") if as_text else bool(value)
     value = float(value)
     if kind.startswith("money"):
-        value = float(from_eur(value, currency, usd_per_eur))
         if as_text:
-            sym = {"EUR": "€", "USD": "$"}.get(currency, currency + " ")
-            return f"{sym}{value:,.{0 if kind == 'money0' else 2}f}"
-        return value
+            return money(value, display_in(currency, usd_per_eur), 0 if kind == "money0" else 2)
+        return float(from_eur(value, currency, usd_per_eur))
     if kind == "days":
         value = value / 24.0
     if not as_text:

@@ -18,42 +18,25 @@ from engine.workload.inputs import default_global_batch_tokens
 from engine.workload.serving_stacks import SERVING_STACK_SPECS
 from engine.workload.stacks import TRAINING_STACK_SPECS
 from ui import offer_scope
+from ui.labels import (
+    FABRIC_POLICY_LABELS,
+    GRAD_BYTES_LABELS,
+    JOB_KIND_LABELS,
+    KV_BYTES_LABELS,
+    LAYOUT_LABELS,
+    RECOMPUTE_LABELS,
+    SERVING_STACK_LABELS,
+    TRAINING_STACK_LABELS,
+    WEIGHT_BYTES_LABELS,
+    WORKLOAD_INPUTS,
+    WORKLOAD_PRICE_LABELS,
+)
 from ui.quotes import offers_with_quotes
 from ui.scenario import WorkloadSection, get_scenario, update_scenario
 from ui.workload_pricing import PRICE_COLUMN
 
 CUSTOM = "custom"
 SCOPE_KEY = "_wl_scope"
-PRICE_LABEL = {"on-demand": "On-demand", "spot": "Spot (interruptible)", "reserved": "Reserved, any term",
-               "reserved-1y": "1-year commitment", "reserved-3y": "3-year commitment",
-               "cheapest": "Cheapest stated, any type"}
-POLICY_LABEL = {"exclude": "Leave the offer out", "assume_default": "Assume stated defaults"}
-WEIGHT_BYTES = {2.0: "BF16 / FP16 (2 B)", 1.0: "FP8 / INT8 (1 B)", 0.5: "INT4 (0.5 B)"}
-KV_BYTES = {2.0: "BF16 / FP16 (2 B)", 1.0: "FP8 (1 B)"}
-SERVING_STACK_LABEL = {k: v.label for k, v in SERVING_STACK_SPECS.items()}
-GRAD_BYTES = {2.0: "BF16 (2 B)", 4.0: "FP32 (4 B)"}
-LAYOUT_LABEL = {"auto": "Auto", "manual": "Manual"}
-JOB_KIND_LABEL = {"pretraining": "Pre-training", "full_finetune": "Full fine-tune", "lora": "LoRA fine-tune",
-                  "qlora": "QLoRA fine-tune (4-bit base)"}
-STACK_LABEL = {k: v.label for k, v in TRAINING_STACK_SPECS.items()}
-RECOMPUTE_LABEL = {"auto": "Auto (recompute only the layers needed to fit)", "selective": "Selective", "full": "Full",
-                   "none": "None"}
-#: Engine field -> (label on the page, unit shown, widget value x scale = engine value).
-_FIELDS = {
-    "n_params": ("Model size", "billion parameters", 1e9), "training_tokens": ("Training tokens", "billion", 1e9),
-    "n_gpus": ("GPUs", "", 1), "global_batch_tokens": ("Global batch", "million tokens", 1e6),
-    "tensor_parallel_degree": ("Tensor-parallel degree", "", 1), "n_layers": ("Layers", "", 1),
-    "pipeline_parallel_degree": ("Pipeline-parallel degree", "", 1),
-    "context_parallel_degree": ("Context-parallel degree", "", 1),
-    "virtual_pipeline_stages": ("Interleaved stages per GPU", "", 1),
-    "sequence_length_tokens": ("Sequence length", "tokens", 1),
-    "failures_per_million_gpu_hours": ("Failures", "per million GPU-hours", 1),
-    "restart_s": ("Restart time", "min", 60), "pue_ratio": ("PUE", "", 1),
-    "n_kv_heads": ("KV heads", "", 1), "head_dim": ("Head dimension", "", 1),
-    "prompt_tokens": ("Prompt tokens", "", 1), "output_tokens": ("Output tokens", "", 1),
-    "batch_size": ("Batch size", "", 1), "target_utilisation_fraction": ("Utilisation", "%", 0.01),
-    "tokens_per_day": ("Tokens per day", "million", 1e6), "latency_target_s": ("Latency target", "s", 1),
-}
 
 
 
@@ -160,11 +143,11 @@ def _training_fields(preset: str) -> None:
                 help="Train in FP8 (e.g. Transformer Engine). Only GPUs with an FP8 peak gain from it (H100, H200, "
                      "B200, MI300X ...); A100 and older keep their BF16 speed.")
     k = st.columns(4)
-    k[0].selectbox("Job", list(JOB_KIND_LABEL), format_func=JOB_KIND_LABEL.get, key="_wl_t_kind",
+    k[0].selectbox("Job", list(JOB_KIND_LABELS), format_func=JOB_KIND_LABELS.__getitem__, key="_wl_t_kind",
                    help="Full training costs 6N FLOPs per token; LoRA/QLoRA on a frozen base about 4N (no weight "
                         "gradients of the base) and holds optimizer state for the adapters only; QLoRA keeps the "
                         "base in 4-bit NF4.")
-    k[1].selectbox("Software stack", list(STACK_LABEL), format_func=STACK_LABEL.get, key="_wl_t_stack",
+    k[1].selectbox("Software stack", list(TRAINING_STACK_LABELS), format_func=TRAINING_STACK_LABELS.__getitem__, key="_wl_t_stack",
                    help="How close the job gets to the hardware's peak, and which layouts it can run: "
                         + "; ".join(f"{v.label}: {v.calibrated_on}" for v in TRAINING_STACK_SPECS.values()))
     with st.expander("Parallelism, reliability and power"):
@@ -183,7 +166,7 @@ def _training_fields(preset: str) -> None:
                     help="On: the batch follows the rule (shown under Assumptions). Off: type your own.")
         a[1].number_input("Sequence length (tokens)", min_value=1, step=1024, key="_wl_t_seq",
                           help="Tokens per training sequence; sets the micro-batches per step and the attention FLOPs.")
-        a[2].selectbox("Gradient reduction precision", list(GRAD_BYTES), format_func=GRAD_BYTES.get, key="_wl_t_grad",
+        a[2].selectbox("Gradient reduction precision", list(GRAD_BYTES_LABELS), format_func=GRAD_BYTES_LABELS.__getitem__, key="_wl_t_grad",
                        help="Bytes per gradient element sent over the fabric. Llama 3 reduced in FP32.")
         a[3].toggle("Shard the training state (ZeRO-1 or ZeRO-3)", key="_wl_t_sharded",
                     help="On: the layout search picks, per offer, the optimizer state sharded over the data-parallel "
@@ -191,7 +174,7 @@ def _training_fields(preset: str) -> None:
                          "whichever is faster and fits. Off: every replica holds the whole state (16 B per parameter).")
         b = st.columns(4)
         layout = b[0].segmented_control(
-            "Parallel layout", list(LAYOUT_LABEL), format_func=LAYOUT_LABEL.get, key="_wl_t_layout", required=True,
+            "Parallel layout", list(LAYOUT_LABELS), format_func=LAYOUT_LABELS.__getitem__, key="_wl_t_layout", required=True,
             help="Auto: per offer, the fastest layout that fits its memory (TP inside the node, PP, interleaving, "
                  "ZeRO-1 or ZeRO-3, recomputation), as a practitioner would tune it; the runner-up is shown with the "
                  "result. Manual: your degrees for every offer; TP x CP x PP x DP must equal the GPUs.")
@@ -206,7 +189,7 @@ def _training_fields(preset: str) -> None:
         c[0].number_input("Interleaved stages per GPU (0 = searched)", min_value=0, max_value=128, step=1,
                           key="_wl_t_v", help="Virtual pipeline stages v (interleaved 1F1B): divides the bubble by v "
                                               "and lets stage sends overlap compute. 0: the search chooses.")
-        c[1].selectbox("Activation recomputation", list(RECOMPUTE_LABEL), format_func=RECOMPUTE_LABEL.get,
+        c[1].selectbox("Activation recomputation", list(RECOMPUTE_LABELS), format_func=RECOMPUTE_LABELS.__getitem__,
                        key="_wl_t_recompute", help="Full recomputation saves memory and costs one more forward pass (HFU > MFU).")
         c[2].toggle("Overlap tensor-parallel communication", key="_wl_t_tp_overlap",
                     help=f"TP collectives overlapped with GEMMs: {DEFAULT_ASSUMPTIONS.tp_overlap_fraction:.0%} of them "
@@ -227,7 +210,7 @@ def _training_fields(preset: str) -> None:
 def _inference_fields() -> None:
     c = st.columns(4)
     c[0].number_input("Model size (billion parameters)", min_value=0.001, step=1.0, format="%.1f", key="_wl_i_params_b")
-    c[1].selectbox("Weight precision", list(WEIGHT_BYTES), format_func=WEIGHT_BYTES.get, key="_wl_i_weights",
+    c[1].selectbox("Weight precision", list(WEIGHT_BYTES_LABELS), format_func=WEIGHT_BYTES_LABELS.__getitem__, key="_wl_i_weights",
                    help="Bytes per weight held in GPU memory and read at every decode step.")
     c[2].number_input("Tokens per day (millions)", min_value=0.001, step=10.0, format="%.1f", key="_wl_i_tokens_day_m",
                       help="Generated tokens the service must deliver per day: sets how many GPUs to rent.")
@@ -245,11 +228,11 @@ def _inference_fields() -> None:
                         help="Bigger batches raise throughput per GPU and lengthen each request.")
     d[3].toggle("FP8-ready serving stack", key="_wl_i_fp8", help="Compute in FP8 where the GPU has an FP8 peak.")
     e = st.columns(4)
-    e[0].selectbox("Serving stack", list(SERVING_STACK_LABEL), format_func=SERVING_STACK_LABEL.get, key="_wl_i_stack",
+    e[0].selectbox("Serving stack", list(SERVING_STACK_LABELS), format_func=SERVING_STACK_LABELS.__getitem__, key="_wl_i_stack",
                    help="Sets the share of the memory bandwidth a decode step reaches and the fixed time per layer "
                         "and step that dominates at batch 1: "
                         + "; ".join(f"{v.label}: {v.calibrated_on}" for v in SERVING_STACK_SPECS.values()))
-    e[1].selectbox("KV-cache precision", list(KV_BYTES), format_func=KV_BYTES.get, key="_wl_i_kv",
+    e[1].selectbox("KV-cache precision", list(KV_BYTES_LABELS), format_func=KV_BYTES_LABELS.__getitem__, key="_wl_i_kv",
                    help="FP8 KV cache (as FP8 checkpoints of TensorRT-LLM and vLLM use) halves the cache per token: "
                         "more sequences fit next to the weights.")
     with st.expander("Architecture and utilisation"):
@@ -266,7 +249,7 @@ def _messages(exc: ValidationError) -> list[str]:
     out = []
     for e in exc.errors():
         field = str(e["loc"][-1]) if e["loc"] else ""
-        label, unit, scale = _FIELDS.get(field, (field.replace("_", " ") or "Input", "", 1))
+        label, unit, scale = WORKLOAD_INPUTS.get(field, (field.replace("_", " ") or "Input", "", 1))
         ctx = e.get("ctx") or {}
         bound = next(((op, ctx[k]) for k, op in (("le", "at most"), ("lt", "below"), ("ge", "at least"), ("gt", "above"))
                       if k in ctx), None)
@@ -360,11 +343,11 @@ def workload_inputs() -> WorkloadSection | None:
         top[0].selectbox("Model preset", [*MODEL_PRESETS, CUSTOM], key="_wl_preset", format_func=_preset_label,
                          on_change=_apply_preset, help="Fills the model size (and, for inference, the layers and "
                          "KV heads) from the published architecture. Every field stays editable.")
-        top[1].selectbox("Price", list(PRICE_COLUMN), format_func=PRICE_LABEL.get, key="_wl_price",
+        top[1].selectbox("Price", list(PRICE_COLUMN), format_func=WORKLOAD_PRICE_LABELS.__getitem__, key="_wl_price",
                          help="Which current catalog price of each offer a GPU-hour costs. Offers without that "
                               "price type are listed under 'Left out'.")
         policy_col.segmented_control(
-            "When the catalog lacks fabric data", list(POLICY_LABEL), format_func=POLICY_LABEL.get, key="_wl_policy",
+            "When the catalog lacks fabric data", list(FABRIC_POLICY_LABELS), format_func=FABRIC_POLICY_LABELS.__getitem__, key="_wl_policy",
             required=True, help="A multi-GPU job needs GPUs per node and the intra-node link; a multi-node job also "
             "needs the inter-node fabric and its bandwidth. Leave such offers out, or price them with the stated "
             f"defaults ({DEFAULT_ASSUMPTIONS.assumed_gpus_per_node} GPUs per node, "

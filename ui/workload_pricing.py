@@ -19,7 +19,9 @@ from engine.workload import (
     DEFAULT_ASSUMPTIONS,
     GRID_INTENSITY_SOURCE,
     EngineAssumptions,
+    InferenceResult,
     OfferArrays,
+    TrainingResult,
     price_inference,
     price_inference_within_latency,
     price_training,
@@ -27,6 +29,7 @@ from engine.workload import (
 from engine.workload.layout import describe as describe_layout
 from engine.workload.training import stack_utilisation
 from ui import offer_scope
+from ui.format import assumption_table
 from ui.quotes import catalog_key, offers_with_quotes
 from ui.scenario import WorkloadSection
 
@@ -93,6 +96,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
                        for d in map(offer_scope.price_date, frame.to_dict("records"))],
         "is_eu_datacenter": frame["is_eu_datacenter"],
     })
+    r: TrainingResult | InferenceResult
     if s.mode == "training":
         job = s.training
         r = price_training(job, o, a, missing_fabric=s.missing_fabric)
@@ -159,7 +163,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
     if s.mode == "inference":
         rows += [("tokens_per_day", s.tokens_per_day, "-", "Workload page (user input): GPUs = whole replicas"),
                  ("latency_target_s", s.latency_target_s, "s", "Workload page (user input)")]
-    assumptions = pd.DataFrame([(n, _fmt(v), u, src) for n, v, u, src in rows], columns=["name", "value", "unit", "source"])
+    assumptions = assumption_table(rows, number_format=",.6g", yes_no=True)
     return Priced(s.mode, out.reset_index(drop=True), assumptions)
 
 
@@ -192,14 +196,6 @@ def runner_up_text(r, best_step_s: np.ndarray) -> np.ndarray:
                    f"{text}: {step / best - 1.0:+.1%} step time ({comp:.2f} s compute + {bub:.2f} s bubble + "
                    f"{tp + pp + dp:.2f} s exposed communication)")
     return np.array(out, dtype=object)
-
-
-def _fmt(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:,.6g}"
-    return str(value)
 
 
 def price_workload(section: WorkloadSection, usd_per_eur: float) -> Priced:

@@ -20,8 +20,8 @@ from engine.workload.stacks import TRAINING_STACK_SPECS
 from engine.workload.training import stack_utilisation
 from ui import offer_scope
 from ui.format import SYMBOL, eur_columns_to_display, money, money_column, plain
+from ui.labels import FABRIC_POLICY_LABELS, JOB_KIND_LABELS
 from ui.scenario import DisplaySettings, WorkloadSection
-from ui.workload_inputs import JOB_KIND_LABEL, POLICY_LABEL
 from ui.workload_pricing import Priced, assumptions_for
 
 
@@ -100,7 +100,7 @@ def verdict(priced: Priced, section: WorkloadSection, display: DisplaySettings) 
         return ("**No offer can run this workload as specified.** Most common reasons: "
                 + "; ".join(f"{plain(r)} ({c} offers)" for r, c in top.items()) + f".\n\n{counts}")
     fastest_by = "time_hours" if priced.mode == "training" else "request_latency_s"
-    cheap, fast = ranked.iloc[0], ranked.loc[ranked[fastest_by].idxmin()]
+    cheap, fast = ranked.iloc[0], ranked.loc[ranked[fastest_by].idxmin()]  # type: ignore[call-overload]  # a label
     if priced.mode == "training":
         text = f"**Cheapest:** {_name(cheap)} at **{money(cheap.cost_eur, display, 0)} per job**, {_duration(cheap.time_hours)}. "
         text += ("It is also the fastest." if fast.offer_id == cheap.offer_id else
@@ -141,7 +141,7 @@ def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
               f"TP {t.tensor_parallel_degree} · CP {t.context_parallel_degree} · PP {t.pipeline_parallel_degree} · "
               f"DP {t.fixed_data_parallel_degree}")
     v_text = "searched" if t.virtual_pipeline_stages is None else f"{t.virtual_pipeline_stages}"
-    lines = ([f"{JOB_KIND_LABEL[t.job_kind]} on {spec.label}; layout: {layout}; interleaved stages per GPU: {v_text}",
+    lines = ([f"{JOB_KIND_LABELS[t.job_kind]} on {spec.label}; layout: {layout}; interleaved stages per GPU: {v_text}",
               f"global batch {t.global_batch_tokens / 1e6:.2f}M tokens"
               + (" (default rule: DeepSeek LLM batch law for pre-training, 32 sequences for fine-tuning)"
                  if t.is_global_batch_default else ""),
@@ -165,7 +165,7 @@ def key_assumptions(section: WorkloadSection, display: DisplaySettings) -> str:
     lines += [f"all-in power: GPU TDP + {a.server_non_gpu_fraction_of_tdp:.0%} server share, drawing on average "
               f"{power.AVERAGE_DRAW_FRACTION_OF_RATED:.0%} of that rating, x PUE {a.pue_ratio:g} "
               f"(an H100: {wall_kw:.2f} kW at the wall); grid intensity by country (2021)",
-              f"missing fabric data: **{POLICY_LABEL[section.missing_fabric].lower()}**",
+              f"missing fabric data: **{FABRIC_POLICY_LABELS[section.missing_fabric].lower()}**",
               f"{section.price_type} prices, {display.currency} at {display.usd_per_eur:.4f} USD/EUR"]
     return "**Assumptions**\n" + "\n".join(f"- {line}" for line in lines)
 

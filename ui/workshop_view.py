@@ -8,6 +8,7 @@ scenario. Names typed by users are shown as plain text (:func:`ui.format.plain`)
 from __future__ import annotations
 
 import hashlib
+from typing import cast
 
 import pandas as pd
 import streamlit as st
@@ -159,7 +160,7 @@ def _may_save_into(workspace: str, record: dict) -> bool:
 def _labels(saved: pd.DataFrame) -> dict[int, str]:
     """Labels numbered within the workspace (1 = oldest): stored ids are random and say nothing (#28.11)."""
     n = len(saved)
-    return {int(r.scenario_id): f"#{n - i} · {r.name}" + (f" · {r.client}" if r.client else "")
+    return {int(cast(int, r.scenario_id)): f"#{n - i} · {r.name!s}" + (f" · {r.client!s}" if r.client else "")
             for i, r in enumerate(saved.itertuples())}
 
 
@@ -169,12 +170,13 @@ def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | No
         st.markdown("**Save the current scenario**")
         if workspace is None:
             st.caption("Start or open a client workspace (above) to save scenarios.")
-        confirmed = workspace is not None and _may_save_into(workspace, record)
+        confirmed = workspace is not None and record is not None and _may_save_into(workspace, record)
         name = st.text_input("Name", key="ws_name", placeholder="e.g. Baseline: all on-demand", max_chars=120,
                              disabled=not confirmed)
         who = current_editor()
         if st.button("Save scenario", key="ws_save", type="primary", disabled=not confirmed or not (name or "").strip()) \
                 and _within_limit("save"):
+            assert workspace is not None and record is not None  # the button is enabled only then (confirmed)
             try:
                 store.save_scenario(name, to_json(scenario), scenario.version, workspace=workspace,
                                     client=record["client"], author=who.name if who else None)
@@ -191,7 +193,7 @@ def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | No
         saved = store.list_scenarios(workspace)
         if len(saved):
             names = _labels(saved)
-            chosen = st.selectbox("Saved scenarios in this workspace", list(names), format_func=names.get, key="ws_pick")
+            chosen = st.selectbox("Saved scenarios in this workspace", list(names), format_func=names.__getitem__, key="ws_pick")
             c1, c2 = st.columns(2)
             if c1.button("Load", key="ws_load"):
                 loaded = _from_store(store, chosen, workspace)
@@ -201,7 +203,10 @@ def save_load_share(store: CatalogStore, scenario: Scenario, workspace: str | No
                 if c2.button("Delete", key="ws_delete", icon=":material/delete:",
                              help="Editors only: delete this saved scenario from the workspace."):
                     try:
-                        store.delete_scenario(chosen, workspace, current_editor())
+                        editor = current_editor()
+                        if editor is None:  # signed out since the button was drawn
+                            raise CatalogError("You are no longer signed in: nothing was deleted.")
+                        store.delete_scenario(chosen, workspace, editor)
                         st.session_state.pop("ws_pick", None)
                         st.rerun()
                     except CatalogError as exc:
@@ -289,7 +294,7 @@ def compare(store: CatalogStore, workspace: str | None, display) -> None:
         st.info("Save at least two scenarios in this workspace to compare them (the current one can be one of them).")
         return
     names = _labels(saved.assign(client=None))
-    picked = st.multiselect("Scenarios (2 or 3)", list(names), default=list(names)[:2], format_func=names.get,
+    picked = st.multiselect("Scenarios (2 or 3)", list(names), default=list(names)[:2], format_func=names.__getitem__,
                             max_selections=3, key="ws_compare")
     if len(picked) < 2:
         return

@@ -74,7 +74,6 @@ from engine.scoring.matrix import (
     CONSTRAINT_ATTRIBUTES,
     CRITERIA,
     CRITERION_NAMES,
-    HOURS_PER_YEAR,
     INTER_NODE_SCORE,
     INTRA_NODE_SCORE,
     JURISDICTION_SCORE,
@@ -118,6 +117,7 @@ from engine.scoring.sensitivity import (
     sample_weights,
     weight_stability_intervals,
 )
+from engine.units import HOURS_PER_YEAR
 
 __all__ = [
     "Objective",

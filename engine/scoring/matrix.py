@@ -23,8 +23,6 @@ if TYPE_CHECKING:  # pandas is imported lazily, only by the boundary builder
     pass
 
 
-HOURS_PER_YEAR = 8760.0
-
 
 # ---------------------------------------------------------------------------------------------------
 # Enumerations

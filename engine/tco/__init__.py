@@ -32,9 +32,6 @@ from engine.tco.horizon import (
     useful_gpu_hours_per_gpu,
 )
 from engine.tco.inputs import (
-    HOURS_PER_MONTH,
-    HOURS_PER_YEAR,
-    MONTHS_PER_YEAR,
     OPTIONAL_FIELDS,
     RESIDUAL_VALUE_RULE,
     TcoInputs,
@@ -60,6 +57,7 @@ from engine.tco.uncertainty import (
     monte_carlo,
     tornado,
 )
+from engine.units import HOURS_PER_MONTH, HOURS_PER_YEAR, MONTHS_PER_YEAR
 
 __all__ = [
     "COMPARE_PARAMS", "DEFAULT_MONTE_CARLO_SPREADS", "HOURS_PER_MONTH", "HOURS_PER_YEAR", "LAYERS",

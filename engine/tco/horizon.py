@@ -54,11 +54,10 @@ import numpy.typing as npt
 from engine.fast import evaluate_in_blocks
 from engine.power import load_scaled_power_kw
 from engine.tco.inputs import (
-    HOURS_PER_MONTH,
-    MONTHS_PER_YEAR,
     TcoInputs,  # noqa: F401  (the worked examples build their inputs with it)
     take,
 )
+from engine.units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 
 
 class Option(enum.StrEnum):

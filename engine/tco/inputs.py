@@ -22,13 +22,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from engine import power
 from engine.assumptions import Assumption, assumed, assumptions_of
 from engine.money import DEFAULT_FX_AS_OF, DEFAULT_USD_PER_EUR
-
-#: Hours in a (non-leap) year [h/yr].
-HOURS_PER_YEAR = 8760.0
-#: Months per year [month/yr].
-MONTHS_PER_YEAR = 12
-#: Hours in an average month [h/month] = 8,760 / 12 = 730.
-HOURS_PER_MONTH = HOURS_PER_YEAR / MONTHS_PER_YEAR
+from engine.units import HOURS_PER_YEAR, MONTHS_PER_YEAR
 
 # --------------------------------------------------------------------------------------------------
 # Published figures behind the defaults (numbers exactly as published; EUR conversion below).

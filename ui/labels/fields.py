@@ -1,10 +1,12 @@
-"""One registry of labels, units and formats for every name a page, chart or export shows (issue #19).
+"""Field labels of the registry (:mod:`ui.labels`): labels, units and formats of every field and column name a
+page, chart or export shows (issue #19).
 
 Engine and scenario field names carry their units (``price_on_demand_eur_per_gpu_hour``); people read
 "On-demand price" and "€4.32/GPU-h". :func:`label` turns a name into its label, :func:`unit` into its unit,
 :func:`fmt` formats a value of that name with its unit (money in the display currency), and
 :func:`path_label` names a flattened scenario input (``tco.inputs.pue`` → "Rent or own · PUE").
-Names not listed get a readable label from their unit suffix, never the raw name.
+Names not listed get a readable label from their unit suffix, never the raw name; :func:`criterion_label` names a
+scoring criterion.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import SupportsFloat, cast
 
-from engine.money import from_eur
+from engine.assumptions import is_missing
+from ui.format import display_in, money
 
-SYMBOL = {"EUR": "€", "USD": "$"}
 NOT_STATED = "not stated"
 
 
@@ -355,7 +358,7 @@ def label(name: str) -> str:
     name = str(name)
     if name.startswith(("weight.", "missing_fill.")):
         head, _, criterion = name.partition(".")
-        return ("Weight of " if head == "weight" else "Value used where not stated: ") + _criterion(criterion)
+        return ("Weight of " if head == "weight" else "Value used where not stated: ") + criterion_label(criterion)
     return lookup(name).text
 
 
@@ -384,10 +387,6 @@ def readable_columns(frame):
     return frame.rename(columns={c: label_with_unit(c) for c in frame.columns if isinstance(c, str)})
 
 
-def _is_missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
 def _count(value: float) -> str:
     for size, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
         if abs(value) >= size:
@@ -399,7 +398,7 @@ def fmt(name: str, value: object, currency: str = "EUR", usd_per_eur: float = 1.
     """``value`` of ``name`` as text with its unit: money converted to ``currency``, fractions as percent,
     counts in words, booleans as yes/no, empty values as the registry's word for them (never None/nan)."""
     entry = lookup(name)
-    if _is_missing(value) or (isinstance(value, list | tuple | dict) and not value):
+    if is_missing(value) or (isinstance(value, list | tuple | dict) and not value):
         return entry.none
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
@@ -409,14 +408,13 @@ def fmt(name: str, value: object, currency: str = "EUR", usd_per_eur: float = 1.
         return "yes" if value else "no"
     if isinstance(value, str) or entry.kind == "text":
         return NAMED_WORDS.get(str(name), {}).get(str(value)) or VALUE_WORDS.get(str(value), str(value))
-    value = float(value)
+    value = float(cast(SupportsFloat, value))  # a number here: every other kind has returned
     if not math.isfinite(value):
         return entry.none
     u = unit(name, currency)
     if entry.kind == "money":
-        amount = float(from_eur(value, currency, usd_per_eur))
         per = u.split("/", 1)[1] if "/" in u else ""
-        return f"{SYMBOL.get(currency, currency + ' ')}{amount:,.{entry.decimals}f}" + (f"/{per}" if with_unit and per else "")
+        return money(value, display_in(currency, usd_per_eur), entry.decimals) + (f"/{per}" if with_unit and per else "")
     if entry.kind == "fraction":
         pct = f"{value * 100:.2f}".rstrip("0").rstrip(".")
         return f"{'0' if pct in ('-0', '') else pct}{u if with_unit and u else '%'}"
@@ -438,9 +436,9 @@ def path_label(path: str) -> str:
     section = SECTIONS.get(parts[0], label(parts[0]))
     rest = [p for p in parts[1:] if p not in ("inputs", "training", "inference", "constraints")]
     if parts[:2] == ["scoring", "weight_points"] and len(parts) > 2:
-        return f"{section} · weight of {_criterion(parts[2])} (points)"
+        return f"{section} · weight of {criterion_label(parts[2])} (points)"
     if parts[:2] == ["scoring", "group_votes"] and len(parts) > 3:
-        return f"{section} · vote of {parts[2]}: {_criterion(parts[3])} (points)"
+        return f"{section} · vote of {parts[2]}: {criterion_label(parts[3])} (points)"
     if parts[:2] == ["placement", "capacity_gpus"] and len(parts) > 2:
         return f"{section} · capacity of {'.'.join(parts[2:])} (GPU)"
     if not rest:
@@ -452,7 +450,8 @@ def path_label(path: str) -> str:
     return f"{section} · {prefix}{label(head)}" + (f" ({u})" if u and lookup(head).kind not in ("bool", "text") else "")
 
 
-def _criterion(name: str) -> str:
+def criterion_label(name: str) -> str:
+    """The label of scoring criterion ``name`` ("Price per GPU-hour"); a name that is no criterion gets its label."""
     from engine.scoring import CRITERIA
 
     return next((c.label for c in CRITERIA if c.name == name), label(name))
