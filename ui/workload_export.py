@@ -64,6 +64,7 @@ def key_results(scenario: Scenario) -> dict[str, object]:
                 out["workload_cost_eur_per_million_tokens_at_volume"] = float(best["cost_eur_per_million_tokens_at_volume"])
                 out["workload_tokens_per_s_per_gpu"] = float(best["tokens_per_s_per_gpu"])
                 out["workload_request_latency_s"] = float(best["request_latency_s"])
+                out["workload_concurrency"] = int(best["concurrency"])
                 out["workload_meets_latency_target"] = bool(best["meets_latency_target"])
                 out["workload_gpus_needed"] = int(best["gpus_needed"])
                 out["workload_cost_eur_per_day"] = float(best["cost_eur_per_day"])
@@ -86,6 +87,7 @@ def _columns(mode: str, section: WorkloadSection, currency: str) -> list[tuple[s
              "money"),
             ("tokens_per_s_per_gpu", "Tokens/s per GPU", "int"), ("request_latency_s", "Latency per request (s)", "number"),
             ("meets_latency_target", f"Within the {section.latency_target_s:g} s target", "bool"),
+            ("concurrency", "Sequences in flight per replica", "int"),
             ("gpus_needed", "GPUs needed", "int"), ("cost_eur_per_day", f"Cost per day ({currency})", "money0"),
             ("price_eur_per_gpu_hour", f"Price ({currency}/GPU-h)", "money"), ("source_url", "Source", "text")]
 

@@ -55,6 +55,10 @@ def test_an_inference_workbook_is_in_inference_units(store):
     assert summary["Inference: cost per million tokens at your volume (paid GPU-hours ÷ tokens served)"] == \
         f"€{at_volume:,.2f}/million tokens"
     assert summary["Inference: GPUs needed"] == f"{best['gpus_needed']:,.0f} GPUs"
+    # the concurrency the cost rests on (searched within the latency target by default) is stated, as on the page
+    cap = next(v for k, v in summary.items() if str(k).startswith("Inference: sequences in flight per replica"))
+    assert cap == f"{int(best['concurrency']):,} sequences"
+    assert first["Sequences in flight per replica"] == int(best["concurrency"])
     assert not [k for k in summary if isinstance(k, str) and k.startswith("Training:")]
     assert "not stated" not in " ".join(str(v) for k, v in summary.items() if str(k).startswith("Inference"))
 

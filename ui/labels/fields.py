@@ -298,6 +298,8 @@ LABELS: dict[str, Label] = {
         "Inference: cost per million tokens at your volume (paid GPU-hours ÷ tokens served)", "million tokens"),
     "workload_tokens_per_s_per_gpu": Label("Inference: tokens per second per GPU", "tokens/s", decimals=0),
     "workload_request_latency_s": Label("Inference: latency per request", "s", decimals=2),
+    "workload_concurrency": Label("Inference: sequences in flight per replica (the cheapest cap within the latency "
+                                  "target, or your batch size)", "sequences", "int"),
     "workload_meets_latency_target": Label("Inference: within the latency target", kind="bool"),
     "workload_gpus_needed": Label("Inference: GPUs needed", "GPUs", "int"),
     "workload_cost_eur_per_day": _m("Inference: cost per day", "day", 0),
