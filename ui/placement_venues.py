@@ -88,15 +88,16 @@ def venue_facts(catalog: pd.DataFrame, offer_id: str | None, caps: dict[str, flo
     if offer_id is None or offer_id not in set(catalog["offer_id"]):
         return "—"
     row = catalog.set_index("offer_id").loc[offer_id]
+    assert isinstance(row, pd.Series)  # offer_id is unique in the offer frame: one row, not a frame
     ded = row.get("is_dedicated")
     known = not is_missing(ded)
     tenancy = "dedicated: not stated" if not known else "dedicated" if bool(ded) else "shared"
-    stated = row.get("capacity_gpus")
-    stated = None if is_missing(stated) else float(stated)
+    stated_value = row.get("capacity_gpus")
+    stated = None if stated_value is None or is_missing(stated_value) else float(stated_value)
     given = [v for v in (stated, caps.get(offer_id)) if v is not None]
     cap = min(given) if given else None
     capacity = "capacity not stated (unlimited assumed)" if cap is None else f"{cap:g} GPUs" + (
         " (your cap)" if offer_id in caps and (stated is None or caps[offer_id] < stated) else "")
     lead = row.get("lead_time_days")
-    lead_text = "lead time not stated" if is_missing(lead) else f"{float(lead):g} days lead time"
+    lead_text = "lead time not stated" if lead is None or is_missing(lead) else f"{float(lead):g} days lead time"
     return f"{tenancy} · {capacity} · {lead_text}"

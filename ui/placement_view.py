@@ -11,7 +11,7 @@ the results for display. Money stays in EUR until the last step (:mod:`ui.format
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -108,7 +108,9 @@ def rows_to_workloads(frame: pd.DataFrame) -> tuple[list[Workload], list[str]]:
 
     Returns the workloads and one message per problem, naming the row (1 = first), the column and why.
     """
-    workloads, errors, seen = [], [], {}
+    workloads: list[Workload] = []
+    errors: list[str] = []
+    seen: dict[str, int] = {}  # workload name -> its row (1 = first)
     int_fields = {"busy_hours_per_day", "busy_days_per_week", "first_busy_hour"}
     for pos, row in enumerate(frame.to_dict("records"), start=1):
         values = {f: clean_value(row.get(f), strip_text=True) for f in COLUMNS}
@@ -159,9 +161,18 @@ def _init_widgets(section: PlacementSection) -> None:
                                                                                      "capacity_gpus": float})
 
 
+class _GpuCountColumn(TypedDict):
+    """The shared arguments of the grid's GPU-count columns (mean and peak GPUs)."""
+
+    min_value: float
+    max_value: float
+    step: float
+    format: str
+
+
 def _grid_config(gpu_models: list[str]) -> dict:
     cc = st.column_config
-    n = dict(min_value=0.0, max_value=float(MAX_WORKLOAD_GPUS), step=0.5, format="%g")
+    n = _GpuCountColumn(min_value=0.0, max_value=float(MAX_WORKLOAD_GPUS), step=0.5, format="%g")
     config = {
         "name": cc.TextColumn(COLUMNS["name"], required=True, max_chars=60, width=165),
         "kind": cc.SelectboxColumn(COLUMNS["kind"], options=[k.value for k in WorkloadKind], default="training",
@@ -250,11 +261,12 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
                                 "for providers Epoch does not cover. 0 = none assumed (no commitment there).")
             st.markdown("**Capacity per venue** (optional): the most GPUs the portfolio may commit at an offer; "
                         "others are unlimited.")
+            labels = venue_labels(catalog)
             cap = st.data_editor(ss[K_CAP_BASE], key=K_CAP, num_rows="dynamic", hide_index=True, width="stretch",
                                  column_config={
                                      "offer_id": st.column_config.SelectboxColumn(
                                          "Venue (catalog offer)", options=catalog["offer_id"].tolist(), required=True,
-                                         width="large", format_func=venue_labels(catalog).get),
+                                         width="large", format_func=lambda offer_id: labels[str(offer_id)]),
                                      "capacity_gpus": st.column_config.NumberColumn(
                                          "Most GPUs to commit", min_value=0, max_value=MAX_VENUE_CAPACITY_GPUS, step=1, required=True)})
         st.form_submit_button("Update the plan", type="primary", icon=":material/refresh:", key="_pl_submit")
@@ -397,10 +409,12 @@ def _where(by_id: pd.DataFrame, ids: list[str | None]) -> str:
 def plan_table(solved: Solved, catalog: pd.DataFrame, display: DisplaySettings) -> tuple[pd.DataFrame, dict]:
     labels = venue_labels(catalog)
     by_id = catalog[["offer_id", "is_eu_datacenter", "parent_jurisdiction"]].set_index("offer_id")
+    plan = solved.plan
+    assert plan is not None, "called only with a plan (the page and the exports show infeasible_message otherwise)"
     rows = []
-    for pl in solved.plan.placements:
+    for pl in plan.placements:
         source = solved.estimate_source.get(pl.committed_venue_id, "")
-        commit = labels.get(pl.committed_venue_id, "—") + (
+        commit = ("—" if pl.committed_venue_id is None else labels.get(pl.committed_venue_id, "—")) + (
             "" if not pl.committed_rate_is_estimated else " (rate from your assumed discount)"
             if source == "your assumed discount" else " (rate estimated from the Epoch AI discount)")
         burst = "—" if pl.burst_venue_id is None else (
@@ -461,6 +475,7 @@ def cost_delta(saved_fraction: float) -> str | None:
 
 def summary(solved: Solved, section: PlacementSection, display: DisplaySettings) -> str:
     plan, n = solved.plan, len(solved.workloads)
+    assert plan is not None, "called only with a plan (the page and the exports show infeasible_message otherwise)"
     used = {pl.committed_venue_id for pl in plan.placements if pl.committed_gpus}
     burst = sum(pl.burst_gpu_hours_per_month for pl in plan.placements)
     text = (f"**The plan commits {plan.total_committed_gpus} GPUs at {len(used)} venue{'s' * (len(used) != 1)} and "
@@ -503,6 +518,7 @@ def rules_text(section: PlacementSection) -> str:
 def plan_warnings(solved: Solved, section: PlacementSection, catalog: pd.DataFrame) -> list[str]:
     """What the plan rests on that needs checking: stale prices, marketplace commitments, outlier prices."""
     plan = solved.plan
+    assert plan is not None, "called only with a plan (the page and the exports show infeasible_message otherwise)"
     rows = catalog.set_index("offer_id")
     used: dict[str, list[str]] = {}
     for pl in plan.placements:
@@ -515,19 +531,19 @@ def plan_warnings(solved: Solved, section: PlacementSection, catalog: pd.DataFra
     warning = offer_scope.stale_warning(stale.reset_index(), "this plan")
     if warning:
         out.append(warning)
-    committed = [pl for pl in plan.placements if pl.committed_gpus and pl.committed_venue_id in rows.index]
-    market = [pl for pl in committed
-              if is_marketplace(rows.loc[[pl.committed_venue_id]].reset_index())[0]]
+    committed = [(pl, pl.committed_venue_id) for pl in plan.placements  # with the venue id, not None
+                 if pl.committed_gpus and pl.committed_venue_id is not None and pl.committed_venue_id in rows.index]
+    market = [(pl, vid) for pl, vid in committed if is_marketplace(rows.loc[[vid]].reset_index())[0]]
     if market:
         out.append("**Commitment on a marketplace offer:** " + ", ".join(
-            f"{plain(pl.workload)} commits {pl.committed_gpus} GPUs on {venue_labels(catalog)[pl.committed_venue_id]}"
-            for pl in market) + ". Third-party hosts set hourly prices and can leave the marketplace: a multi-year "
+            f"{plain(pl.workload)} commits {pl.committed_gpus} GPUs on {venue_labels(catalog)[vid]}"
+            for pl, vid in market) + ". Third-party hosts set hourly prices and can leave the marketplace: a multi-year "
             "commitment there is not something the catalog's source offers. Check before relying on it.")
     if section.scope.include_price_outliers and "price_outlier" in rows:
         flagged = [vid for vid in used if bool(rows.at[vid, "price_outlier"])]
         if flagged:
             out.append("**A flagged price outlier is used** (you chose to use outliers): " + "; ".join(
-                f"{venue_labels(catalog)[v]}: {rows.at[v, 'price_outlier_reason']}" for v in flagged) + ".")
+                f"{venue_labels(catalog)[v]}: {rows.at[v, 'price_outlier_reason']!s}" for v in flagged) + ".")
     return out
 
 
@@ -535,6 +551,7 @@ def sensitivity_note(solved: Solved, display: DisplaySettings) -> str:
     s = solved.sensitivity.set_index("factor")
     lo, hi = s.iloc[0], s.iloc[-1]
     base = s.loc[1.0]
+    assert isinstance(base, pd.Series)  # FACTORS are distinct: factor 1.0 is one row
     return (f"If every on-demand price were {1 - s.index[0]:.0%} lower, the optimised plan would commit "
             f"{int(lo.committed_gpus)} GPUs (now {int(base.committed_gpus)}) and cost "
             f"{money(lo.plan, display, 0)} a month; {s.index[-1] - 1:.0%} higher: {int(hi.committed_gpus)} GPUs, "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -69,11 +70,11 @@ def _template(frame: pd.DataFrame, stored: StoredQuote) -> dict:
     return row
 
 
-def quote_row(frame: pd.DataFrame, stored: StoredQuote, usd_per_eur: float, today: dt.date) -> dict:
+def quote_row(frame: pd.DataFrame, stored: StoredQuote, usd_per_eur: float, today: dt.date) -> dict[str, Any]:
     """One offer-frame row for a quote: the catalog's facts where the quote states nothing, the quote's price as
     the offer's on-demand price (no term) or committed price (with its term), the contract columns."""
     q = stored.quote
-    row = {c: None for c in frame.columns}
+    row: dict[str, Any] = {c: None for c in frame.columns}
     row.update({c: np.nan for c in _PRICE_COLUMNS})
     row.update(_template(frame, stored))
     price_eur = q.price_per_gpu_hour if q.currency == "EUR" else q.price_per_gpu_hour / usd_per_eur
@@ -248,7 +249,8 @@ def quote_terms(frame: pd.DataFrame, offer_id: str) -> str:
     r = rows.iloc[0]
     capacity = "not stated" if pd.isna(r.get("capacity_gpus")) else f"{r['capacity_gpus']:,.0f} GPUs"
     lead = "not stated" if pd.isna(r.get("lead_time_days")) else f"{r['lead_time_days']:,.0f} days"
-    dedicated = {True: "dedicated hardware", False: "shared hardware"}.get(r.get("is_dedicated"), "hardware not stated")
+    hardware: dict[object, str] = {True: "dedicated hardware", False: "shared hardware"}  # None/NaN: not stated
+    dedicated = hardware.get(r.get("is_dedicated"), "hardware not stated")
     return (f"{r['quote_label']}: capacity {capacity}, lead time {lead}, {dedicated}, valid until "
             f"{r['quote_valid_until']}.")
 

@@ -90,7 +90,9 @@ def stop_editing() -> None:
 def entry_form(store, workspace: str, offers: pd.DataFrame, gpu_models: list[str]) -> None:
     """The form of one new quote, or of the quote being edited; saving validates it (bounds, hardware truth) and
     says what is wrong, and nothing is written then."""
-    providers = offers.drop_duplicates("provider_id").set_index("provider_id")["provider_name"].to_dict()
+    unique_providers = offers.drop_duplicates("provider_id")
+    providers: dict[str, str] = dict(zip(unique_providers["provider_id"], unique_providers["provider_name"],
+                                         strict=True))
     editing = st.session_state.get(EDITING_KEY)
     options = {"q_provider_id": set(providers), "q_offer_id": set(offers["offer_id"]), "q_gpu": set(gpu_models)}
     for key, allowed in options.items():  # an edited quote may name what the catalog no longer lists
@@ -190,7 +192,7 @@ def listing(store, workspace: str, quotes: list[StoredQuote]) -> None:
         st.success(note, icon=":material/check:")
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     names = {s.quote_id: f"#{s.quote_id} · {s.quote.label}" for s in quotes}
-    chosen = c1.selectbox("Quote", list(names), format_func=names.get, key="q_pick")
+    chosen = c1.selectbox("Quote", list(names), format_func=names.__getitem__, key="q_pick")
     by_id = {s.quote_id: s for s in quotes}
     c2.button("Edit this quote", key="q_edit", icon=":material/edit:", on_click=start_editing, args=(by_id[chosen],))
     if c3.button("Delete this quote", key="q_delete", icon=":material/delete:"):

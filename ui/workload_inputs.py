@@ -335,17 +335,17 @@ def workload_inputs() -> WorkloadSection | None:
     with st.container(border=True):
         # The two segmented controls get wide columns of their own: they do not wrap, and at presentation size a
         # quarter of the page cut "Inference" and "Assume defaults" off.
-        top = st.columns([1.1, 1.6])
-        mode = top[0].segmented_control("Workload", ["training", "inference"], key="_wl_mode", required=True,
-                                        format_func=str.capitalize)
-        policy_col = top[1]
-        top = st.columns(2)
-        top[0].selectbox("Model preset", [*MODEL_PRESETS, CUSTOM], key="_wl_preset", format_func=_preset_label,
-                         on_change=_apply_preset, help="Fills the model size (and, for inference, the layers and "
-                         "KV heads) from the published architecture. Every field stays editable.")
-        top[1].selectbox("Price", list(PRICE_COLUMN), format_func=WORKLOAD_PRICE_LABELS.__getitem__, key="_wl_price",
-                         help="Which current catalog price of each offer a GPU-hour costs. Offers without that "
-                              "price type are listed under 'Left out'.")
+        mode_col, policy_col = st.columns([1.1, 1.6])
+        mode = mode_col.segmented_control("Workload", ["training", "inference"], key="_wl_mode", required=True,
+                                          format_func=str.capitalize)
+        preset_col, price_col = st.columns(2)
+        preset_col.selectbox("Model preset", [*MODEL_PRESETS, CUSTOM], key="_wl_preset",
+                             format_func=_preset_label, on_change=_apply_preset,
+                             help="Fills the model size (and, for inference, the layers and "
+                             "KV heads) from the published architecture. Every field stays editable.")
+        price_col.selectbox("Price", list(PRICE_COLUMN), format_func=WORKLOAD_PRICE_LABELS.__getitem__,
+                            key="_wl_price", help="Which current catalog price of each offer a GPU-hour costs. "
+                            "Offers without that price type are listed under 'Left out'.")
         policy_col.segmented_control(
             "When the catalog lacks fabric data", list(FABRIC_POLICY_LABELS), format_func=FABRIC_POLICY_LABELS.__getitem__, key="_wl_policy",
             required=True, help="A multi-GPU job needs GPUs per node and the intra-node link; a multi-node job also "

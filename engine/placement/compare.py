@@ -161,9 +161,8 @@ def compare_strategies(
     m = int(horizon_months)
     d = demand_profiles_gpus(workloads, hours)
     base = venues.subset(venues.tenancy != "owned")
-    kw = dict(hours=hours, demand=d, horizon_months=m)
     results = []
-    od_plan = baseline_all_on_demand(workloads, base.without_commitments(), **kw)
+    od_plan = baseline_all_on_demand(workloads, base.without_commitments(), hours=hours, demand=d, horizon_months=m)
     results.append(_result("all_on_demand", od_plan, (), base, m,
                            ("every workload on its cheapest eligible on-demand offer; no commitment, no spot",)))
     own_venues = None
@@ -185,7 +184,7 @@ def compare_strategies(
         strategy_venues = _commit_only(vs, mask)
         try:
             plan = place_portfolio(workloads, strategy_venues, time_limit_s=time_limit_s, mip_rel_gap=mip_rel_gap,
-                                   **kw)
+                                   hours=hours, demand=d, horizon_months=m)
         except PlacementInfeasibleError as exc:
             results.append(StrategyResult(key, STRATEGIES[key], None, exc.problems, math.nan, 0, "—", "—",
                                           tuple(notes)))

@@ -6,6 +6,7 @@ Part of :mod:`engine.workload`; the model and the references [n] are in its docs
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -308,7 +309,9 @@ def price_inference_within_latency(
     fastest = np.argmin(latency, axis=0)
     pick = np.where(np.isfinite(score).any(axis=0), cheapest_meeting, fastest)
     cols = np.arange(pick.size)
-    values: dict[str, object] = {}
+    # field name -> value, one per InferenceResult field (arrays, the currency text, the assumptions tuple):
+    # heterogeneous by field, so Any; dataclasses.replace checks the names at run time
+    values: dict[str, Any] = {}
     for f in dataclasses.fields(runs[0]):
         first = getattr(runs[0], f.name)
         if isinstance(first, np.ndarray) and first.shape == pick.shape:
