@@ -333,8 +333,8 @@ def draw_editor() -> None:
         c1, c2, c3 = st.columns(3)
         c1.selectbox("GPU class", list(GPU_CLASSES), index=list(GPU_CLASSES).index(brief.gpu_class), key=k["gpu_class"])
         c1.number_input("Model to fit (billion parameters)", min_value=0.0, max_value=10_000.0,
-                        value=float(brief.model_params_billion or 0.0), step=1.0, help="0 = no model size given.",
-                        key=k["model"])
+                        value=float(brief.model_params_billion or 0.0), step=1.0, format="%g",
+                        help="0 = no model size given.", key=k["model"])
         c2.number_input("GPUs in the cluster", min_value=1, max_value=100_000, value=brief.cluster_gpus, step=8,
                         key=k["gpus"])
         c2.number_input("Horizon (months)", min_value=1, max_value=240, value=brief.horizon_months, step=6,
