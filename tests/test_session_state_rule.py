@@ -6,12 +6,19 @@ owns that state (e.g. :func:`ui.providers_view.keep_comparison_picks`), so every
 
 The pages are read with :mod:`ast`: ``st.session_state`` (any alias of streamlit, at any depth),
 ``from streamlit import session_state`` and ``getattr(st, "session_state")`` all count.
+
+Widgets that hold a scenario section's fields one to one take their keys from :func:`ui.scenario.widget_key`; no
+other ui module spells such a key by hand (a hand-kept key table is what #32.5 removes).
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
+
+from ui.scenario import WIDGET_FIELDS, widget_key
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py"))]
@@ -57,3 +64,33 @@ def test_the_check_sees_reads_writes_imports_and_getattr():
     # the scenario accessors, query parameters and a name that merely contains the word are fine
     assert session_state_uses("from ui.scenario import get_scenario\nimport streamlit as st\n"
                               "s = get_scenario()\nq = st.query_params.get('s')\nsession_state_key = 'x'\n") == []
+
+
+# --- widget keys derive from the section's field names -----------------------------------------------------------
+
+
+def spelled_widget_keys(source: str) -> list[str]:
+    """String literals in ``source`` that are a derived widget key (``"_tco_horizon_months"``) written by hand."""
+    derived = {widget_key(section, field) for section, model in WIDGET_FIELDS.items() for field in model.model_fields}
+    return sorted(node.value for node in ast.walk(ast.parse(source))
+                  if isinstance(node, ast.Constant) and node.value in derived)
+
+
+def test_widget_key_derives_the_key_from_the_field_and_rejects_unknown_names():
+    assert widget_key("tco", "horizon_months") == "_tco_horizon_months"
+    with pytest.raises(KeyError, match="horizon_month"):
+        widget_key("tco", "horizon_month")  # a typo fails, never a widget nobody reads
+    with pytest.raises(KeyError):
+        widget_key("scoring", "method")  # a section without derived keys
+
+
+def test_no_ui_module_or_page_spells_a_derived_key_by_hand():
+    modules = [*PAGES, *sorted((ROOT / "ui").rglob("*.py"))]
+    found = {str(p.relative_to(ROOT)): keys for p in modules if (keys := spelled_widget_keys(p.read_text()))}
+    assert found == {}, "use ui.scenario.widget_key(section, field) instead of the literal key"
+
+
+def test_the_spelled_key_check_sees_a_hand_kept_table():
+    source = ('KEYS = {"cluster_gpus": "_tco_cluster_gpus", "x": "_tco_not_a_field"}\n'
+              'k = widget_key("tco", "horizon_months")\n')
+    assert spelled_widget_keys(source) == ["_tco_cluster_gpus"]
