@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from catalog.store import CatalogStore
 from tests.e2e.conftest import (
+    RERUN_LIMIT_MS,
     edit_first_row_cell,
     finished_runs,
     free_port,
@@ -79,8 +80,9 @@ def test_sign_in_edit_a_price_and_see_it_everywhere(page: Page, oidc_app):
     message.press("Enter")
     wait_for_rerun(page, before)
     page.get_by_role("button", name="Save changes").first.click()
-
-    expect(page.get_by_text(re.compile(r"Saved change set #1"))).to_be_visible(timeout=20_000)
+    # Polled from the click on: the confirmation shows in the save's run and a later rerun may replace it, so waiting
+    # for the run to finish first can miss it; the limit is only a ceiling for a busy machine (issue #32 item 9).
+    expect(page.get_by_text(re.compile(r"Saved change set #1"))).to_be_visible(timeout=RERUN_LIMIT_MS)
 
     page.get_by_role("link", name="Providers & offers").click()
     expect(page.get_by_role("heading", name="Providers & offers")).to_be_visible(timeout=20_000)
