@@ -262,10 +262,12 @@ def committed_quotes(frame: pd.DataFrame, offer_id: str | None) -> pd.DataFrame:
     columns = ["price_id", "term_months", "upfront_pct", "amount_eur_per_gpu_hour", "retrieved_at", "quote_label"]
     if "price_origin" not in frame:
         return pd.DataFrame(columns=columns)
-    quotes = frame[(frame["price_origin"] == "quote") & frame["reserved_eur_per_gpu_hour"].notna()]
-    chosen = frame[frame["offer_id"] == offer_id]
+    used = ["offer_id", "gpu_model", "reserved_term_months", "reserved_eur_per_gpu_hour", "price_retrieved_at",
+            "quote_label"]  # only these columns: row selections of the whole offers frame copy every column
+    quotes = frame.loc[(frame["price_origin"] == "quote") & frame["reserved_eur_per_gpu_hour"].notna(), used]
+    chosen = frame.loc[frame["offer_id"] == offer_id, "gpu_model"]
     if len(chosen) and not is_quote_id(offer_id):
-        quotes = quotes[quotes["gpu_model"] == chosen.iloc[0]["gpu_model"]]
+        quotes = quotes[quotes["gpu_model"] == chosen.iloc[0]]
     elif is_quote_id(offer_id):
         quotes = quotes[quotes["offer_id"] == offer_id]
     return pd.DataFrame({"price_id": quotes["offer_id"], "term_months": quotes["reserved_term_months"],
