@@ -191,7 +191,17 @@ def offers_with_quotes(usd_per_eur: float) -> pd.DataFrame:
     """The offer frame of Rent or own, Workload, Scoring and Placement: the catalog plus this session's quotes."""
     from ui.catalog import offers
 
-    return with_quotes(offers(None, usd_per_eur), session_quotes(), included(), usd_per_eur=usd_per_eur)
+    frame, quotes = offers(None, usd_per_eur), session_quotes()
+    if any(not s.quote.is_expired() for s in quotes):
+        return with_quotes(frame, quotes, included(), usd_per_eur=usd_per_eur)
+    # No current quote: the catalog with the empty contract columns, one frame per catalog key (with_quotes copies
+    # the whole frame; #31). Callers get a shallow copy: with pandas' copy-on-write their changes stay theirs.
+    return _catalog_without_quotes(frame, catalog_key(usd_per_eur)).copy(deep=False)
+
+
+@st.cache_resource(ttl=600, max_entries=64, show_spinner=False)
+def _catalog_without_quotes(_frame: pd.DataFrame, key: tuple) -> pd.DataFrame:
+    return with_quotes(_frame, [], False)
 
 
 def draw_toggle() -> None:
