@@ -5,7 +5,8 @@ with their reason, and the assumptions with their sources. Amounts stay in EUR h
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -41,20 +42,26 @@ PRICE_COLUMN = {"on-demand": "on_demand_eur_per_gpu_hour", "spot": "spot_eur_per
 BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
-class Priced(NamedTuple):
+@dataclass(frozen=True)
+class Priced:
     """One row per catalog offer (``ranked`` first, cheapest first) and the assumptions used."""
 
     mode: str
     offers: pd.DataFrame
     assumptions: pd.DataFrame
 
+    @cached_property
+    def _split(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(ranked rows, left-out rows), selected once: a page reads them dozens of times per rerun (#31)."""
+        return self.offers[self.offers["is_ranked"]], self.offers[~self.offers["is_ranked"]]
+
     @property
     def ranked(self) -> pd.DataFrame:
-        return self.offers[self.offers["is_ranked"]]
+        return self._split[0].copy(deep=False)  # copy-on-write: a caller's change stays in its copy
 
     @property
     def left_out(self) -> pd.DataFrame:
-        return self.offers[~self.offers["is_ranked"]]
+        return self._split[1].copy(deep=False)
 
 
 def _arrays(frame: pd.DataFrame, price_type: str) -> OfferArrays:
