@@ -17,6 +17,7 @@ from engine.adapters import build_decision_matrix
 from engine.scope import scope_constraints
 from engine.scoring import (
     Constraints,
+    DecisionMatrix,
     MonteCarloResult,
     ScoringResult,
     Weights,
@@ -83,13 +84,20 @@ def effective_constraints(section: ScoringSection) -> Constraints:
     return scope_constraints(section.scope, None, section.constraints)
 
 
+@st.cache_data(ttl=600, max_entries=16, show_spinner=False)
+def _matrix(_frame: pd.DataFrame, catalog_key: tuple, price_basis: str) -> DecisionMatrix:
+    """The decision matrix of the catalog's offers (``catalog_key``, its day the data age's reference) on one price
+    basis: the same for every weight, method and constraint (#31)."""
+    labelled = _frame.assign(offer_label=offer_scope.picker_labels(_frame, flags=False))
+    return build_decision_matrix(labelled, price_basis=price_basis, reference_date=catalog_key[-1],
+                                 label_columns=("offer_label",))
+
+
 @st.cache_data(ttl=600, max_entries=64, show_spinner=False)
 def _rank(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Scored:
     s = ScoringSection.model_validate_json(section_json)
     constraints = effective_constraints(s)
-    labelled = _frame.assign(offer_label=offer_scope.picker_labels(_frame, flags=False))
-    matrix = build_decision_matrix(labelled, price_basis=s.price_basis, reference_date=catalog_key[-1],
-                                   label_columns=("offer_label",))
+    matrix = _matrix(_frame, catalog_key, s.price_basis)
     result = rank_alternatives(matrix, Weights(values=s.points()), method=s.method, constraints=constraints,
                                missing=s.missing)
     funnel, keep = [], np.ones(len(matrix.ids), dtype=bool)
