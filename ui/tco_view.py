@@ -112,8 +112,8 @@ def _brief_offer_ids(_offers: pd.DataFrame, key: tuple, brief_json: str) -> tupl
 @st.cache_data(ttl=600, max_entries=64, show_spinner=False)
 def _cached_offer_labels(_offers: pd.DataFrame, key: tuple, offer_ids: tuple[str, ...],
                          display_json: str) -> dict[str, str]:
-    """:func:`offer_labels` of ``_offers``, whose rows are the catalog's (``key``) offers ``offer_ids`` in order."""
-    return offer_labels(_offers, DisplaySettings.model_validate_json(display_json))
+    """:func:`offer_labels` of the rows ``offer_ids`` (in frame order) of the catalog's offers ``_offers`` (``key``)."""
+    return offer_labels(_offers[_offers["offer_id"].isin(offer_ids)], DisplaySettings.model_validate_json(display_json))
 
 
 def offer_labels(offers: pd.DataFrame, display: DisplaySettings) -> dict[str, str]:
@@ -184,11 +184,11 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
     (the offers meeting the client brief: GPU class, model fit, residency, certifications; ui.brief_scope)
     narrows the offer picker unless the user asks for every offer.
     """
-    on_demand = offers.dropna(subset=["on_demand_eur_per_gpu_hour"])
+    listed = offers["on_demand_eur_per_gpu_hour"].notna()  # a mask, not a copy of the ~60-column frame (#31)
     chosen = st.session_state.get("tco_on_demand_offer")
     if brief_offer_ids is not None and not st.session_state.get("tco_all_gpus", False):
-        on_demand = on_demand[on_demand.offer_id.isin(brief_offer_ids) | (on_demand.offer_id == chosen)]
-    labels = _cached_offer_labels(on_demand, catalog_key(display.usd_per_eur), tuple(on_demand.offer_id),
+        listed &= offers["offer_id"].isin(brief_offer_ids) | (offers["offer_id"] == chosen)
+    labels = _cached_offer_labels(offers, catalog_key(display.usd_per_eur), tuple(offers.loc[listed, "offer_id"]),
                                   display.model_dump_json())
     c1, c2 = st.columns([3, 2])
     c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.__getitem__, index=None,
