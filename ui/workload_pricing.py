@@ -16,6 +16,7 @@ from engine import power
 from engine.adapters import offer_arrays_from_frame
 from engine.network import InterNodeKind
 from engine.scope import scope_constraints
+from engine.scoring import Constraints
 from engine.workload import (
     DEFAULT_ASSUMPTIONS,
     GRID_INTENSITY_SOURCE,
@@ -102,6 +103,13 @@ def _row_texts(_frame: pd.DataFrame, catalog_key: tuple) -> pd.DataFrame:
 
 
 @st.cache_data(ttl=600, max_entries=64, show_spinner=False)
+def _scope_filter(_frame: pd.DataFrame, catalog_key: tuple, constraints: Constraints,
+                  price_type: str) -> tuple[np.ndarray, list[str]]:
+    """:func:`ui.offer_scope.filter_offers` of the catalog's offers (``catalog_key``): the same for every job (#31)."""
+    return offer_scope.filter_offers(_frame, constraints, offer_scope.price_columns_of(price_type))
+
+
+@st.cache_data(ttl=600, max_entries=64, show_spinner=False)
 def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Priced:
     s = WorkloadSection.model_validate_json(section_json)
     frame = _frame.reset_index(drop=True)
@@ -109,8 +117,7 @@ def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Price
     rows_text = _row_texts(frame, catalog_key)
     a = assumptions_for(s)
     # The client's requirements (residency, GPU class, memory, price outliers): the one filter of engine.scoring.
-    in_scope, scope_reason = offer_scope.filter_offers(frame, scope_constraints(s.scope, s.residency),
-                                                       offer_scope.price_columns_of(s.price_type))
+    in_scope, scope_reason = _scope_filter(frame, catalog_key, scope_constraints(s.scope, s.residency), s.price_type)
     out = pd.DataFrame({
         "offer_id": frame["offer_id"], "label": rows_text["label"].to_numpy(),
         "provider_name": frame["provider_name"],
