@@ -7,11 +7,13 @@ from ui import brief, catalog_counts, charts, offer_scope
 from ui.catalog import get_store, offers, provider_facts, table
 from ui.format import plain
 from ui.providers_view import (
+    COMPARE_KEY,
     clear_filters,
     comparison_candidates,
     comparison_frame,
     comparison_options,
     filter_widgets,
+    keep_comparison_picks,
     offer_table,
     seat_and_certification_filter,
     sort_offers,
@@ -19,7 +21,7 @@ from ui.providers_view import (
     spec_table,
     suggested_comparison,
 )
-from ui.scenario import MAX_COMPARED_OFFERS, ProvidersSection, get_scenario, update_scenario
+from ui.scenario import MAX_COMPARED_OFFERS, get_scenario
 
 display = get_scenario().display
 store = get_store()
@@ -31,13 +33,6 @@ brief.draw_banner("providers", brief.provider_differences(get_scenario().brief))
 options = {**store.filter_options(), "certifications": offer_scope.certification_options(offers(None, display.usd_per_eur))}
 filters = filter_widgets(options, display)
 result, sorted_by = sort_offers(seat_and_certification_filter(offers(filters, display.usd_per_eur)), filters.price_types)
-
-
-def _keep_picks() -> None:
-    """The comparison's picks live in the scenario (#27.12): kept while another tab is open, saved, and carried
-    by a share link."""
-    picks = tuple(st.session_state.get("prov_compare") or ())
-    update_scenario(providers=ProvidersSection(compare_offer_ids=picks))
 
 
 def _offers() -> None:
@@ -71,7 +66,7 @@ def _compare() -> None:
     kept = [offer for offer in saved if offer in choices]
     picked = st.multiselect(f"Pick 2 to {MAX_COMPARED_OFFERS} offers", list(choices), format_func=choices.get,
                             max_selections=MAX_COMPARED_OFFERS, default=kept or suggested_comparison(result),
-                            key="prov_compare", on_change=_keep_picks)
+                            key=COMPARE_KEY, on_change=keep_comparison_picks)
     if outside:
         st.caption(f"{len(outside)} of the compared offers lie outside the current filters (kept from the scenario "
                    "or its share link): " + ", ".join(plain(choices[o]) for o in outside) + ".")

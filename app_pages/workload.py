@@ -47,9 +47,7 @@ with st.expander(f"Left out: {n_out} offers · priced with stated defaults: {n_a
 
 if not priced.ranked.empty:
     choices = view.offer_choices(priced)
-    offer_key = f"wl_offer_{priced.mode}"
-    if st.session_state.get(offer_key) not in choices:
-        st.session_state.pop(offer_key, None)
+    offer_key = view.offer_picker_key(priced.mode, choices)
     chart_col, detail_col = st.columns([1.15, 1])
     with detail_col:
         offer_id = st.selectbox("Offer to break down", list(choices), format_func=choices.get, key=offer_key,

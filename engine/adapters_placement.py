@@ -131,7 +131,7 @@ def venues_from_offers(
         Default False (fail closed): offers with a reason in :func:`uncommittable_reasons` take no commitment
         (``is_committable`` False). True only when the user opts in, as for price outliers.
     marketplace_host_offer_ids : collection of str, optional
-        Offers that are one third-party host's marketplace listing (``is_marketplace_host``): used only by
+        Offers sold by third-party hosts on a marketplace (``is_marketplace_host``): used only by
         interruption-tolerant or development workloads (:class:`engine.placement.Venues`). The caller leaves it
         empty when the user opts in to marketplace hosts for every workload.
 

@@ -16,11 +16,19 @@ from pydantic import ValidationError
 
 from ui import brief_scope, offer_scope
 from ui.format import plain
-from ui.scenario import GPU_CLASSES, UTILISATION_RANGE, ClientBrief, Scenario, get_scenario, update_scenario
+from ui.scenario import (
+    GPU_CLASSES,
+    UTILISATION_RANGE,
+    ClientBrief,
+    Scenario,
+    get_scenario,
+    update_scenario,
+    widget_key,
+)
 
-#: Widget keys of each page that the brief sets (the page's own widget keys).
-_TCO_KEYS = {"cluster_gpus": "_tco_cluster_gpus", "horizon_months": "_tco_horizon_months",
-             "utilisation_fraction": "_tco_utilisation_fraction"}
+#: The TCO inputs the brief sets (same names in ClientBrief and TcoInputs; widget keys from ui.scenario.widget_key).
+_TCO_FIELDS = ("cluster_gpus", "horizon_months", "utilisation_fraction")
+#: Widget keys of the Providers page that the brief sets.
 _PROVIDER_KEYS = ("prov_gpu", "prov_eu", "prov_jur", "prov_seat", "prov_certs")
 
 
@@ -56,10 +64,7 @@ def summary(brief: ClientBrief) -> str:
 
 
 def _apply_tco(scenario: Scenario, brief: ClientBrief) -> Scenario:
-    inputs = scenario.tco.inputs.model_copy(update={
-        "cluster_gpus": brief.cluster_gpus, "horizon_months": brief.horizon_months,
-        "utilisation_fraction": brief.utilisation_fraction,
-    })
+    inputs = scenario.tco.inputs.model_copy(update={name: getattr(brief, name) for name in _TCO_FIELDS})
     return scenario.model_copy(update={"tco": scenario.tco.model_copy(update={"inputs": inputs})})
 
 
@@ -117,7 +122,7 @@ def _reset_widgets(pages: tuple[str, ...]) -> None:
     """Drop the widget state the brief drives, so each page redraws from the scenario (or the brief)."""
     keys: list[str] = []
     if "tco" in pages:
-        keys += list(_TCO_KEYS.values())
+        keys += [widget_key("tco", name) for name in _TCO_FIELDS]
     if "providers" in pages:
         keys += list(_PROVIDER_KEYS)
     for key in keys:

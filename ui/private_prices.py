@@ -19,15 +19,15 @@ import pandas as pd
 import streamlit as st
 
 from engine.tco import TcoInputs
-from ui.scenario import SCENARIO_KEY, Scenario, get_scenario, update_scenario
+from ui.scenario import SCENARIO_KEY, Scenario, get_scenario, update_scenario, widget_key
 
 #: The words every export puts next to a figure that rests on a private price.
 LABEL = "private price, not for distribution"
 TOGGLE_KEY = "_private_prices"
 #: The scenario a non-editor's session got after private values were dropped (the notice shows while it is open).
 NOTICE_KEY = "_private_prices_dropped"
-#: The TCO page's widget of the on-demand price (ui.tco_view._key).
-TCO_PRICE_WIDGET = "_tco_price_on_demand_eur_per_gpu_hour"
+#: The TCO page's widget of the on-demand price.
+TCO_PRICE_WIDGET = widget_key("tco", "price_on_demand_eur_per_gpu_hour")
 NOTICE = ("This scenario was made with private negotiated prices, which only the editors who hold them may see. "
           "They were left out: the public catalog price is used instead.")
 

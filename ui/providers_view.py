@@ -13,7 +13,7 @@ from engine.money import to_eur
 from ui import offer_scope
 from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, money_column
 from ui.labels import RESIDENCY_LABELS
-from ui.scenario import DisplaySettings
+from ui.scenario import DisplaySettings, ProvidersSection, update_scenario
 
 PRICE_COLUMNS = ["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour",
                  "reserved_1y_eur_per_gpu_hour", "reserved_3y_eur_per_gpu_hour", "quote_eur_per_gpu_hour"]
@@ -182,6 +182,17 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
     for col in [*PRICE_COLUMNS, "reserved_term_months", "uptime_sla_pct", "gpus_per_node"]:
         config[col]["width"] = 92  # wide enough for the "not stated" of an empty cell
     return out[columns], config
+
+
+#: Key of the comparison's offer picker (Providers page, "Compare offers" tab).
+COMPARE_KEY = "prov_compare"
+
+
+def keep_comparison_picks() -> None:
+    """on_change of the comparison picker: its picks live in the scenario (#27.12), so they are kept while
+    another tab is open, saved, and carried by a share link."""
+    picks = tuple(st.session_state.get(COMPARE_KEY) or ())
+    update_scenario(providers=ProvidersSection(compare_offer_ids=picks))
 
 
 def comparison_options(df: pd.DataFrame) -> dict[str, str]:

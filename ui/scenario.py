@@ -1,7 +1,9 @@
 """The one Scenario: every input a result depends on, in ``st.session_state['scenario']``.
 
 Pages read and write it through :func:`get_scenario` and :func:`update_scenario` only, so save/load,
-share links, comparison and exports can later work on one object. Sections are added per page.
+share links, comparison and exports can later work on one object. Sections are added per page. A page never
+touches ``st.session_state`` itself (tests/test_session_state_rule.py): its widget state belongs to its ui
+module, and widgets that hold a section's fields one to one take their keys from :func:`widget_key`.
 """
 
 from __future__ import annotations
@@ -148,6 +150,24 @@ class TcoSection(BaseModel):
     def _utilisation_on_the_slider(cls, inputs: TcoInputs) -> TcoInputs:
         _within(inputs.utilisation_fraction, UTILISATION_RANGE, "utilisation_fraction")
         return inputs
+
+
+#: Per scenario section, the model whose fields its page's input widgets hold one to one (issue #32.5): the
+#: widgets' keys derive from the field names (:func:`widget_key`), so a new input is one field plus one widget.
+WIDGET_FIELDS: dict[str, type[BaseModel]] = {"tco": TcoInputs}
+
+
+def widget_key(section: str, field: str) -> str:
+    """Session-state key of the widget holding ``field`` of ``section``: ``"_<section>_<field>"``
+    (``widget_key("tco", "horizon_months") == "_tco_horizon_months"``; the same key names the widget's CSS class
+    ``st-key-...`` that bench/ and the browser tests find).
+
+    Raises KeyError for a section without derived keys (:data:`WIDGET_FIELDS`) or a field its model lacks, so a
+    misspelt field fails on the first run instead of naming a widget nobody reads."""
+    model = WIDGET_FIELDS[section]
+    if field not in model.model_fields:
+        raise KeyError(f"{field!r} is not a field of {model.__name__} (section {section!r})")
+    return f"_{section}_{field}"
 
 
 class WorkloadSection(BaseModel):

@@ -42,6 +42,7 @@ from ui.scenario import (
     TcoSection,
     get_scenario,
     update_scenario,
+    widget_key,
 )
 
 # (field, step, format) per group; the labels (with their unit) are ui.labels.TCO_INPUT_LABELS. Inputs are in EUR
@@ -81,10 +82,6 @@ NO_COMMITMENT = "none"
 YOUR_QUOTE = "quote"
 
 
-def _key(field: str) -> str:
-    return f"_tco_{field}"
-
-
 #: Inputs that are not widgets: the reserved price and term follow the committed-price choice.
 RESERVED_FIELDS = ("price_reserved_eur_per_gpu_hour", "reserved_term_months")
 
@@ -93,7 +90,7 @@ def init_widgets(section: TcoSection) -> None:
     """Seed the page's widget state from the scenario (once per session; widgets keep it afterwards)."""
     for name in TcoInputs.model_fields:
         if name not in RESERVED_FIELDS:
-            st.session_state.setdefault(_key(name), getattr(section.inputs, name))
+            st.session_state.setdefault(widget_key("tco", name), getattr(section.inputs, name))
     st.session_state.setdefault("tco_on_demand_offer", section.on_demand_offer_id)
     st.session_state.setdefault("tco_committed", section.reserved_price_id or section.reserved_origin or NO_COMMITMENT)
 
@@ -161,7 +158,8 @@ def apply_on_demand_preset(offers: pd.DataFrame) -> None:
     offer_id = st.session_state.get("tco_on_demand_offer")
     row = offers.set_index("offer_id").loc[offer_id] if offer_id in set(offers.offer_id) else None
     if row is not None and not is_missing(row["on_demand_eur_per_gpu_hour"]):
-        st.session_state[_key("price_on_demand_eur_per_gpu_hour")] = round(float(row["on_demand_eur_per_gpu_hour"]), 4)
+        price = round(float(row["on_demand_eur_per_gpu_hour"]), 4)
+        st.session_state[widget_key("tco", "price_on_demand_eur_per_gpu_hour")] = price
     if st.session_state.get("tco_committed") not in (NO_COMMITMENT, YOUR_QUOTE):
         st.session_state["tco_committed"] = NO_COMMITMENT
 
@@ -172,7 +170,8 @@ def apply_gpu_preset(specs: pd.DataFrame) -> None:
         tdp = specs.set_index("gpu_spec_id").loc[str(spec_id), "tdp_watts"]
         if not is_missing(tdp):  # the shared power model: TDP x (1 + the server's non-GPU share) at full load
             watts = float(cast(float, tdp))  # one spec's TDP (gpu_spec_id is unique)
-            st.session_state[_key("power_at_load_kw_per_gpu")] = round(float(rated_it_power_kw_per_gpu(watts)), 4)
+            kw = round(float(rated_it_power_kw_per_gpu(watts)), 4)
+            st.session_state[widget_key("tco", "power_at_load_kw_per_gpu")] = kw
             update_scenario(tco=get_scenario().tco.model_copy(update={"gpu_spec_id": spec_id}))  # exports cite it
 
 
@@ -252,25 +251,25 @@ def draw_inputs(reserved: tuple[float | None, int | None]) -> tuple[TcoInputs | 
     slots: dict[str, st.delta_generator.DeltaGenerator] = {}
     top = st.columns([3, 1, 1])
     top[0].slider("Sustained utilisation (share of hours doing useful work)", *UTILISATION_RANGE, step=0.01,
-                  key=_key("utilisation_fraction"), format="%.2f")
+                  key=widget_key("tco", "utilisation_fraction"), format="%.2f")
     slots["utilisation_fraction"] = top[0].empty()
-    top[1].number_input("GPUs in the cluster", min_value=1, step=8, key=_key("cluster_gpus"))
+    top[1].number_input("GPUs in the cluster", min_value=1, step=8, key=widget_key("tco", "cluster_gpus"))
     slots["cluster_gpus"] = top[1].empty()
-    top[2].number_input("Horizon (months)", min_value=1, max_value=240, step=6, key=_key("horizon_months"),
+    top[2].number_input("Horizon (months)", min_value=1, max_value=240, step=6, key=widget_key("tco", "horizon_months"),
                         help="Every total, per-hour figure, break-even and chart on this page covers this period.")
     slots["horizon_months"] = top[2].empty()
     cols = st.columns(len(GROUPS))
     for col, (title, fields) in zip(cols, GROUPS, strict=True):
         with col.expander(title, expanded=False):
             for name, step, fmt in fields:
-                st.number_input(TCO_INPUT_LABELS[name], step=step, format=fmt, key=_key(name),
+                st.number_input(TCO_INPUT_LABELS[name], step=step, format=fmt, key=widget_key("tco", name),
                                 help=TcoInputs.model_fields[name].description)
                 slots[name] = st.empty()
     values = {}
     for name in TcoInputs.model_fields:
         if name in RESERVED_FIELDS:
             continue
-        v = st.session_state.get(_key(name))
+        v = st.session_state.get(widget_key("tco", name))
         values[name] = int(v) if name in INT_FIELDS and v is not None and float(v).is_integer() else v
     values["price_reserved_eur_per_gpu_hour"], values["reserved_term_months"] = reserved
     try:

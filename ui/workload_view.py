@@ -6,6 +6,8 @@ at the last step (:mod:`ui.format`). The inputs are :mod:`ui.workload_inputs`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -273,6 +275,15 @@ def left_out_table(priced: Priced) -> tuple[pd.DataFrame, dict]:
 def offer_choices(priced: Priced) -> dict[str, str]:
     ranked = priced.ranked
     return dict(zip(ranked["offer_id"], ranked["label"], strict=True))
+
+
+def offer_picker_key(mode: str, choices: Mapping[str, str]) -> str:
+    """The key of the mode's "Offer to break down" picker. A pick that is no longer among ``choices`` (the
+    ranking changed) is dropped first, so the picker falls back to its default, the cheapest offer."""
+    key = f"wl_offer_{mode}"
+    if st.session_state.get(key) not in choices:
+        st.session_state.pop(key, None)
+    return key
 
 
 def scatter_frame(priced: Priced, display: DisplaySettings) -> pd.DataFrame:

@@ -67,10 +67,10 @@ class Venues:
         A commitment may be placed here (default True); False for an offer whose price is stale or whose
         fabric/specs are not stated, unless the user opted in (:func:`engine.adapters.venues_from_offers`).
     is_marketplace_host : numpy.ndarray of bool
-        A third-party host's listing on a marketplace (default False): one machine at a host-set price, with no
-        uptime SLA and no capacity behind it (it is gone once rented). Only workloads that tolerate
-        interruptions, or development work, are placed there (:mod:`engine.placement.eligibility`) unless the
-        user opts in. Seed guide (docs/gpu-cloud-computing-guide.txt, l. 33): "For production AI workloads, that
+        Sold by third-party hosts at host-set prices (a marketplace or community cloud; default False): no uptime
+        SLA, and the machine behind a listing can be gone once someone else rents it or its host leaves. Only
+        workloads that tolerate interruptions, or development work, are placed there
+        (:mod:`engine.placement.eligibility`) unless the user opts in. Seed guide (docs/gpu-cloud-computing-guide.txt, l. 33): "For production AI workloads, that
         distinction [uptime vs performance SLA] changes the risk profile of the entire deployment"; l. 43:
         "Development and prototyping typically use lower-cost GPU tiers".
     """

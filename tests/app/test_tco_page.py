@@ -39,6 +39,18 @@ def set_usage(at: AppTest, gpus: int, months: int, u: float) -> None:
     at.run()
 
 
+def test_every_input_field_has_a_widget_under_its_derived_key(tco):
+    """Issue #32.5: the widgets' keys come from TcoInputs' field names (ui.scenario.widget_key), so a new input is
+    one field plus one widget; a field drawn by no widget (or under another key) fails here."""
+    from ui.scenario import widget_key
+    from ui.tco_view import RESERVED_FIELDS
+
+    drawn = {w.key for kind in ("number_input", "slider") for w in tco.get(kind)}
+    wanted = {widget_key("tco", name) for name in TcoInputs.model_fields if name not in RESERVED_FIELDS}
+    assert len(wanted) == 22 and wanted - drawn == set()
+    assert widget_key("tco", "utilisation_fraction") == "_tco_utilisation_fraction"  # the key bench/ and tests use
+
+
 def test_first_load_follows_the_client_brief_and_shows_a_verdict_totals_and_charts(tco):
     # the default brief: 16 GPUs, 36 months, 60 %
     assert "Over 3 years at 60% utilisation" in headline(tco) and "is the cheapest way to run 16 GPUs" in headline(tco)
