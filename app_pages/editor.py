@@ -4,12 +4,12 @@ import streamlit as st
 
 from catalog.counts import offer_counts, stale_rows_text
 from catalog.models import Role
+from engine.money import DEFAULT_USD_PER_EUR
 from ui import editor_actions as actions
 from ui.auth import sign_in_panel
 from ui.catalog import get_store, offers
 from ui.editor_view import EDITABLE_TABLES, column_config, editable_frame
 from ui.labels import TABLE_LABELS
-from ui.scenario import get_scenario
 
 store = get_store()
 st.title("Catalog editor")
@@ -42,6 +42,8 @@ with tabs[-2]:
     actions.import_export_view(store, who if can_edit else None, sees_private=sees_private)
 with tabs[-1]:
     stale = store.stale_rows(include_private=sees_private)
-    st.markdown(stale_rows_text(stale, offer_counts(offers(None, get_scenario().display.usd_per_eur))))
+    # The counts read no price: the offers at the default exchange rate serve every rate (no catalog query when
+    # the sidebar's rate changes; #31).
+    st.markdown(stale_rows_text(stale, offer_counts(offers(None, DEFAULT_USD_PER_EUR))))
     st.dataframe(stale, hide_index=True, width="stretch",
                  column_config={"source_url": st.column_config.LinkColumn("source", display_text="source ↗")})

@@ -6,7 +6,6 @@ import streamlit as st
 
 from engine.tco import evaluate_tco
 from ui import brief, labels, tco_charts, tco_view
-from ui.brief_scope import offers_meeting_brief
 from ui.catalog import offer_prices, table
 from ui.format import money
 from ui.private_prices import LABEL as PRIVATE_LABEL
@@ -27,7 +26,7 @@ banner = st.container()
 tco_view.init_widgets(section)
 catalog_offers = offers_with_quotes(display.usd_per_eur)  # the catalog plus the workspace's quotes (issue #29.7)
 offer_id, committed = tco_view.draw_presets(catalog_offers, table("gpu_specs"), display, offer_prices,
-                                            set(offers_meeting_brief(catalog_offers, scenario.brief)["offer_id"]))
+                                            tco_view.brief_offer_ids(catalog_offers, scenario.brief, display.usd_per_eur))
 quoted = committed_quotes(catalog_offers, offer_id)  # quotes' committed prices, next to the offer's own
 if len(quoted):
     committed = pd.concat([committed, quoted], ignore_index=True) if len(committed) else quoted

@@ -124,6 +124,10 @@ class ShortlistSummary(TypedDict):
 
 def shortlist_summary(offers: pd.DataFrame, today: dt.date) -> ShortlistSummary:
     """Counts for the Home page and the data report (see :func:`sovereign_shortlist`)."""
+    # Only the columns read here: the offers frame has about 60, and each selection below copies them (#31).
+    used = ["provider_id", "parent_jurisdiction", "gpu_model", "form_factor", "inter_node", "datacenter_country",
+            "price_retrieved_at"]
+    offers = offers[[c for c in used if c in offers.columns]]
     short = sovereign_shortlist(offers, today)
     sxm_ib = sovereign_shortlist(offers, today, gpus=("H100", "H200"), fabrics=INFINIBAND)
     sxm_ib = sxm_ib[sxm_ib["form_factor"] == "SXM"] if not sxm_ib.empty else sxm_ib

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from catalog.counts import OfferCounts, offer_counts
+from catalog.counts import OfferCounts, offer_counts, providers_with_offers, stale_price_mask
 from ui import brief_scope
 from ui.scenario import ClientBrief
 
@@ -28,8 +28,13 @@ class CatalogCounts:
 
 def catalog_counts(frame: pd.DataFrame, brief: ClientBrief, today: dt.date | None = None) -> CatalogCounts:
     """Counts of the catalog's offers ``frame`` (ui.catalog.offers(None, ...)) and of those meeting ``brief``."""
-    meeting = frame[brief_scope.meets_brief(frame, brief)] if len(frame) else frame
-    return CatalogCounts(offer_counts(frame, today), offer_counts(meeting, today))
+    if not len(frame):
+        return CatalogCounts(offer_counts(frame, today), offer_counts(frame, today))
+    keep = brief_scope.meets_brief(frame, brief)
+    stale = stale_price_mask(frame, today)  # row by row: the meeting rows' flags are these (one pass, #31)
+    meeting = frame.loc[keep, ["provider_id"]]
+    return CatalogCounts(OfferCounts(len(frame), providers_with_offers(frame), int(stale.sum())),
+                         OfferCounts(len(meeting), providers_with_offers(meeting), int(stale[keep].sum())))
 
 
 def banner_line(counts: CatalogCounts) -> str:

@@ -116,25 +116,31 @@ def sort_offers(df: pd.DataFrame, price_types: tuple[str, ...] | None) -> tuple[
     return out.reset_index(drop=True), f"sorted by {name}, cheapest first; offers without one last"
 
 
+#: The columns of the offers table, in order.
+OFFER_TABLE_COLUMNS = (
+    "provider_name", "gpu_model", "form_factor", "gpus_per_node", "memory_gb", "memory_type", "intra_node",
+    "inter_node", "inter_node_bandwidth_gbps_per_gpu", "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",
+    "reserved_eur_per_gpu_hour", "reserved_term_months", "reserved_1y_eur_per_gpu_hour",
+    "reserved_3y_eur_per_gpu_hour", "quote_eur_per_gpu_hour", "native_currency", "region", "datacenter_country",
+    "is_eu_datacenter", "parent_jurisdiction", "legal_seat_country", "certifications", "uptime_sla_pct",
+    "verification_status", "as_of", "age", "flags", "price_outlier_reason", "source_url",
+)
+
+
 def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | None = None) -> tuple[pd.DataFrame, dict]:
     """The offers frame prepared for ``st.dataframe`` and its column configuration."""
-    out = eur_columns_to_display(df, PRICE_COLUMNS, display)
+    # Only the columns the table shows or reads: the offers frame has about 60, copied whole on every rerun (#31).
+    used = [c for c in dict.fromkeys([*OFFER_TABLE_COLUMNS, *PRICE_COLUMNS, "as_of_date"]) if c in df.columns]
+    out = eur_columns_to_display(df[used], PRICE_COLUMNS, display)
     out["age"] = age_label(age_days(out["as_of_date"], today), STALE_AFTER_DAYS)
     out["certifications"] = out["certifications"].map(lambda v: v.replace(";", ", ") if v else "none found")
     for col in ["form_factor", "memory_type", "intra_node", "inter_node", "datacenter_country", "native_currency",
                 "legal_seat_country", "region", "parent_jurisdiction"]:
         out[col] = out[col].astype("object").where(out[col].notna(), "not stated")
-    out["flags"] = [offer_scope.flags_text(r, today) or "—" for r in df.to_dict("records")]
+    out["flags"] = [offer_scope.flags_text(r, today) or "—" for r in offer_scope.row_records(df)]
     reason = df["price_outlier_reason"] if "price_outlier_reason" in df else pd.Series(None, index=df.index)
     out["price_outlier_reason"] = reason.astype("object").where(reason.notna(), "—")
-    columns = [
-        "provider_name", "gpu_model", "form_factor", "gpus_per_node", "memory_gb", "memory_type", "intra_node",
-        "inter_node", "inter_node_bandwidth_gbps_per_gpu", "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",
-        "reserved_eur_per_gpu_hour", "reserved_term_months", "reserved_1y_eur_per_gpu_hour",
-        "reserved_3y_eur_per_gpu_hour", "quote_eur_per_gpu_hour", "native_currency", "region", "datacenter_country",
-        "is_eu_datacenter", "parent_jurisdiction", "legal_seat_country", "certifications", "uptime_sla_pct", "verification_status",
-        "as_of", "age", "flags", "price_outlier_reason", "source_url",
-    ]
+    columns = list(OFFER_TABLE_COLUMNS)
     if out["quote_eur_per_gpu_hour"].isna().all():  # private quotes exist only for signed-in editors
         columns.remove("quote_eur_per_gpu_hour")
     config = {

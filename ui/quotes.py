@@ -191,7 +191,17 @@ def offers_with_quotes(usd_per_eur: float) -> pd.DataFrame:
     """The offer frame of Rent or own, Workload, Scoring and Placement: the catalog plus this session's quotes."""
     from ui.catalog import offers
 
-    return with_quotes(offers(None, usd_per_eur), session_quotes(), included(), usd_per_eur=usd_per_eur)
+    frame, quotes = offers(None, usd_per_eur), session_quotes()
+    if any(not s.quote.is_expired() for s in quotes):
+        return with_quotes(frame, quotes, included(), usd_per_eur=usd_per_eur)
+    # No current quote: the catalog with the empty contract columns, one frame per catalog key (with_quotes copies
+    # the whole frame; #31). Callers get a shallow copy: with pandas' copy-on-write their changes stay theirs.
+    return _catalog_without_quotes(frame, catalog_key(usd_per_eur)).copy(deep=False)
+
+
+@st.cache_resource(ttl=600, max_entries=64, show_spinner=False)
+def _catalog_without_quotes(_frame: pd.DataFrame, key: tuple) -> pd.DataFrame:
+    return with_quotes(_frame, [], False)
 
 
 def draw_toggle() -> None:
@@ -262,10 +272,12 @@ def committed_quotes(frame: pd.DataFrame, offer_id: str | None) -> pd.DataFrame:
     columns = ["price_id", "term_months", "upfront_pct", "amount_eur_per_gpu_hour", "retrieved_at", "quote_label"]
     if "price_origin" not in frame:
         return pd.DataFrame(columns=columns)
-    quotes = frame[(frame["price_origin"] == "quote") & frame["reserved_eur_per_gpu_hour"].notna()]
-    chosen = frame[frame["offer_id"] == offer_id]
+    used = ["offer_id", "gpu_model", "reserved_term_months", "reserved_eur_per_gpu_hour", "price_retrieved_at",
+            "quote_label"]  # only these columns: row selections of the whole offers frame copy every column
+    quotes = frame.loc[(frame["price_origin"] == "quote") & frame["reserved_eur_per_gpu_hour"].notna(), used]
+    chosen = frame.loc[frame["offer_id"] == offer_id, "gpu_model"]
     if len(chosen) and not is_quote_id(offer_id):
-        quotes = quotes[quotes["gpu_model"] == chosen.iloc[0]["gpu_model"]]
+        quotes = quotes[quotes["gpu_model"] == chosen.iloc[0]]
     elif is_quote_id(offer_id):
         quotes = quotes[quotes["offer_id"] == offer_id]
     return pd.DataFrame({"price_id": quotes["offer_id"], "term_months": quotes["reserved_term_months"],

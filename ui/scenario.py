@@ -418,7 +418,10 @@ def migrate_document(data: dict) -> dict:
 
 
 def get_scenario() -> Scenario:
-    return st.session_state.setdefault(SCENARIO_KEY, Scenario())
+    scenario = st.session_state.get(SCENARIO_KEY)
+    if scenario is None:  # not setdefault(KEY, Scenario()): that builds (validates) a whole Scenario on every call
+        scenario = st.session_state[SCENARIO_KEY] = Scenario()
+    return scenario
 
 
 def update_scenario(**sections: object) -> Scenario:

@@ -17,6 +17,7 @@ from engine.adapters import build_decision_matrix
 from engine.scope import scope_constraints
 from engine.scoring import (
     Constraints,
+    DecisionMatrix,
     MonteCarloResult,
     ScoringResult,
     Weights,
@@ -83,25 +84,41 @@ def effective_constraints(section: ScoringSection) -> Constraints:
     return scope_constraints(section.scope, None, section.constraints)
 
 
+@st.cache_data(ttl=600, max_entries=16, show_spinner=False)
+def _matrix(_frame: pd.DataFrame, catalog_key: tuple, price_basis: str) -> DecisionMatrix:
+    """The decision matrix of the catalog's offers (``catalog_key``, its day the data age's reference) on one price
+    basis: the same for every weight, method and constraint (#31)."""
+    labelled = _frame.assign(offer_label=offer_scope.picker_labels(_frame, flags=False))
+    return build_decision_matrix(labelled, price_basis=price_basis, reference_date=catalog_key[-1],
+                                 label_columns=("offer_label",))
+
+
 @st.cache_data(ttl=600, max_entries=64, show_spinner=False)
 def _rank(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Scored:
     s = ScoringSection.model_validate_json(section_json)
     constraints = effective_constraints(s)
-    labelled = _frame.assign(offer_label=offer_scope.picker_labels(_frame, flags=False))
-    matrix = build_decision_matrix(labelled, price_basis=s.price_basis, reference_date=catalog_key[-1],
-                                   label_columns=("offer_label",))
+    matrix = _matrix(_frame, catalog_key, s.price_basis)
     result = rank_alternatives(matrix, Weights(values=s.points()), method=s.method, constraints=constraints,
                                missing=s.missing)
-    funnel, keep = [], np.ones(len(matrix.ids), dtype=bool)
+    funnel = _funnel(matrix, catalog_key, s.price_basis, constraints)
+    rows = _frame.set_index("offer_id").loc[list(result.ids)]
+    return Scored((*catalog_key, section_json), result, rows, len(matrix.ids), funnel)
+
+
+@st.cache_data(ttl=600, max_entries=64, show_spinner=False)
+def _funnel(_matrix: DecisionMatrix, catalog_key: tuple, price_basis: str,
+            constraints: Constraints) -> tuple[FunnelStep, ...]:
+    """Offers removed by each active constraint in turn (the matrix is the catalog's on ``price_basis``): the same
+    for every weight and method (#31)."""
+    funnel, keep = [], np.ones(len(_matrix.ids), dtype=bool)
     active = constraints.active()
     for name in [n for n in SCOPE_FIRST if n in active] + [n for n in active if n not in SCOPE_FIRST]:
-        passed, why = apply_constraints(matrix, Constraints(**{name: getattr(constraints, name)}))
+        passed, why = apply_constraints(_matrix, Constraints(**{name: getattr(constraints, name)}))
         removed = keep & ~passed
         kinds = Counter(_reason_kind(why[int(i)][0]) for i in np.flatnonzero(removed))
         funnel.append(FunnelStep(name, int(keep.sum()), int(removed.sum()), tuple(kinds.most_common())))
         keep &= passed
-    rows = _frame.set_index("offer_id").loc[list(result.ids)]
-    return Scored((*catalog_key, section_json), result, rows, len(matrix.ids), tuple(funnel))
+    return tuple(funnel)
 
 
 def score(section: ScoringSection, usd_per_eur: float) -> Scored:

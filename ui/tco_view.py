@@ -31,10 +31,13 @@ from engine.tco import (
     tornado,
 )
 from ui import offer_scope, tco_words
+from ui.brief_scope import offers_meeting_brief
 from ui.format import assumption_table, money
 from ui.labels import TCO_INPUT_LABELS, TCO_OPTION_VERBS
+from ui.quotes import catalog_key
 from ui.scenario import (
     UTILISATION_RANGE,
+    ClientBrief,
     DisplaySettings,
     TcoSection,
     get_scenario,
@@ -90,6 +93,24 @@ def init_widgets(section: TcoSection) -> None:
             st.session_state.setdefault(widget_key("tco", name), getattr(section.inputs, name))
     st.session_state.setdefault("tco_on_demand_offer", section.on_demand_offer_id)
     st.session_state.setdefault("tco_committed", section.reserved_price_id or section.reserved_origin or NO_COMMITMENT)
+
+
+def brief_offer_ids(offers: pd.DataFrame, brief: ClientBrief, usd_per_eur: float) -> set[str]:
+    """The ids of the rows of ``offers`` (:func:`ui.quotes.offers_with_quotes` at ``usd_per_eur``) meeting the brief
+    (:func:`ui.brief_scope.offers_meeting_brief`), cached on the catalog and the brief (#31)."""
+    return set(_brief_offer_ids(offers, catalog_key(usd_per_eur), brief.model_dump_json()))
+
+
+@st.cache_data(ttl=600, max_entries=64, show_spinner=False)
+def _brief_offer_ids(_offers: pd.DataFrame, key: tuple, brief_json: str) -> tuple[str, ...]:
+    return tuple(offers_meeting_brief(_offers, ClientBrief.model_validate_json(brief_json))["offer_id"])
+
+
+@st.cache_data(ttl=600, max_entries=64, show_spinner=False)
+def _cached_offer_labels(_offers: pd.DataFrame, key: tuple, offer_ids: tuple[str, ...],
+                         display_json: str) -> dict[str, str]:
+    """:func:`offer_labels` of the rows ``offer_ids`` (in frame order) of the catalog's offers ``_offers`` (``key``)."""
+    return offer_labels(_offers[_offers["offer_id"].isin(offer_ids)], DisplaySettings.model_validate_json(display_json))
 
 
 def offer_labels(offers: pd.DataFrame, display: DisplaySettings) -> dict[str, str]:
@@ -162,11 +183,12 @@ def draw_presets(offers: pd.DataFrame, specs: pd.DataFrame, display: DisplaySett
     (the offers meeting the client brief: GPU class, model fit, residency, certifications; ui.brief_scope)
     narrows the offer picker unless the user asks for every offer.
     """
-    on_demand = offers.dropna(subset=["on_demand_eur_per_gpu_hour"])
+    listed = offers["on_demand_eur_per_gpu_hour"].notna()  # a mask, not a copy of the ~60-column frame (#31)
     chosen = st.session_state.get("tco_on_demand_offer")
     if brief_offer_ids is not None and not st.session_state.get("tco_all_gpus", False):
-        on_demand = on_demand[on_demand.offer_id.isin(brief_offer_ids) | (on_demand.offer_id == chosen)]
-    labels = offer_labels(on_demand, display)
+        listed &= offers["offer_id"].isin(brief_offer_ids) | (offers["offer_id"] == chosen)
+    labels = _cached_offer_labels(offers, catalog_key(display.usd_per_eur), tuple(offers.loc[listed, "offer_id"]),
+                                  display.model_dump_json())
     c1, c2 = st.columns([3, 2])
     c1.selectbox("On-demand price from a catalog offer", list(labels), format_func=labels.__getitem__, index=None,
                  key="tco_on_demand_offer", placeholder="pick a catalog offer (or type the price below)",
@@ -392,6 +414,15 @@ def cached_monte_carlo(inputs: TcoInputs, ranges: tuple, n_draws: int):
     """Monte Carlo at the chosen utilisation plus p10/p50/p90 bands over a utilisation grid (same horizon)."""
     rng_map = {name: (low, mode, high) for name, low, mode, high in ranges}
     at_u = monte_carlo(inputs, ranges=rng_map, n_draws=n_draws, seed=0)
+    # The bands set the utilisation at every grid point: cached without the chosen one, so moving the utilisation
+    # slider redraws only the Monte Carlo at that utilisation (#31).
+    return at_u, cached_monte_carlo_bands(inputs.model_copy(update={"utilisation_fraction": 1.0}), ranges, n_draws)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_monte_carlo_bands(inputs: TcoInputs, ranges: tuple, n_draws: int) -> pd.DataFrame:
+    """p10/p50/p90 of each option over a utilisation grid (``inputs.utilisation_fraction`` is not used)."""
+    rng_map = {name: (low, mode, high) for name, low, mode, high in ranges}
     grid = np.linspace(0.1, 1.0, 19)
     bands = []
     for u in grid:
@@ -399,7 +430,7 @@ def cached_monte_carlo(inputs: TcoInputs, ranges: tuple, n_draws: int):
                         n_draws=max(2_000, n_draws // 10), seed=1)
         for option, pct in r.percentiles_eur_per_useful_gpu_hour.items():
             bands.append({"utilisation": u, "option": option, **pct})
-    return at_u, pd.DataFrame(bands)
+    return pd.DataFrame(bands)
 
 
 def ranges_frame(inputs: TcoInputs) -> pd.DataFrame:

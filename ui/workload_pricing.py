@@ -5,7 +5,8 @@ with their reason, and the assumptions with their sources. Amounts stay in EUR h
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from engine import power
 from engine.adapters import offer_arrays_from_frame
 from engine.network import InterNodeKind
 from engine.scope import scope_constraints
+from engine.scoring import Constraints
 from engine.workload import (
     DEFAULT_ASSUMPTIONS,
     GRID_INTENSITY_SOURCE,
@@ -41,20 +43,26 @@ PRICE_COLUMN = {"on-demand": "on_demand_eur_per_gpu_hour", "spot": "spot_eur_per
 BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
-class Priced(NamedTuple):
+@dataclass(frozen=True)
+class Priced:
     """One row per catalog offer (``ranked`` first, cheapest first) and the assumptions used."""
 
     mode: str
     offers: pd.DataFrame
     assumptions: pd.DataFrame
 
+    @cached_property
+    def _split(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(ranked rows, left-out rows), selected once: a page reads them dozens of times per rerun (#31)."""
+        return self.offers[self.offers["is_ranked"]], self.offers[~self.offers["is_ranked"]]
+
     @property
     def ranked(self) -> pd.DataFrame:
-        return self.offers[self.offers["is_ranked"]]
+        return self._split[0].copy(deep=False)  # copy-on-write: a caller's change stays in its copy
 
     @property
     def left_out(self) -> pd.DataFrame:
-        return self.offers[~self.offers["is_ranked"]]
+        return self._split[1].copy(deep=False)
 
 
 def _arrays(frame: pd.DataFrame, price_type: str) -> OfferArrays:
@@ -74,26 +82,51 @@ def _defaults_used(frame: pd.DataFrame, o: OfferArrays, assumed: np.ndarray, nee
     return ["; ".join(text for mask, text in parts if mask[i]) if assumed[i] else "" for i in range(len(frame))]
 
 
+@st.cache_data(ttl=600, max_entries=16, show_spinner=False)
+def _offer_arrays(_frame: pd.DataFrame, catalog_key: tuple, price_type: str) -> OfferArrays:
+    """:func:`_arrays` of the catalog's offers (``catalog_key``), the same for every workload (#31)."""
+    return _arrays(_frame, price_type)
+
+
+@st.cache_data(ttl=600, max_entries=16, show_spinner=False)
+def _row_texts(_frame: pd.DataFrame, catalog_key: tuple) -> pd.DataFrame:
+    """The columns of the priced table that depend on the catalog's offers (``catalog_key``, with the day) only:
+    picker label, node size, flags, stale mark, price date; the same for every workload (#31)."""
+    records = _frame.to_dict("records")
+    return pd.DataFrame({
+        "label": offer_scope.picker_labels(_frame).to_numpy(),
+        "gpus_per_node": [offer_scope.gpus_text(v) for v in _frame["gpus_per_node"]],
+        "flags": [offer_scope.flags_text(r) or "—" for r in records],
+        "price_is_stale": offer_scope.price_is_stale(_frame),
+        "price_date": [f"{d:%Y-%m-%d}" if d is not None else "not stated" for d in map(offer_scope.price_date, records)],
+    })
+
+
+@st.cache_data(ttl=600, max_entries=64, show_spinner=False)
+def _scope_filter(_frame: pd.DataFrame, catalog_key: tuple, constraints: Constraints,
+                  price_type: str) -> tuple[np.ndarray, list[str]]:
+    """:func:`ui.offer_scope.filter_offers` of the catalog's offers (``catalog_key``): the same for every job (#31)."""
+    return offer_scope.filter_offers(_frame, constraints, offer_scope.price_columns_of(price_type))
+
+
 @st.cache_data(ttl=600, max_entries=64, show_spinner=False)
 def _price(_frame: pd.DataFrame, catalog_key: tuple, section_json: str) -> Priced:
     s = WorkloadSection.model_validate_json(section_json)
     frame = _frame.reset_index(drop=True)
-    o = _arrays(frame, s.price_type)
+    o = _offer_arrays(frame, catalog_key, s.price_type)
+    rows_text = _row_texts(frame, catalog_key)
     a = assumptions_for(s)
     # The client's requirements (residency, GPU class, memory, price outliers): the one filter of engine.scoring.
-    in_scope, scope_reason = offer_scope.filter_offers(frame, scope_constraints(s.scope, s.residency),
-                                                       offer_scope.price_columns_of(s.price_type))
+    in_scope, scope_reason = _scope_filter(frame, catalog_key, scope_constraints(s.scope, s.residency), s.price_type)
     out = pd.DataFrame({
-        "offer_id": frame["offer_id"], "label": offer_scope.picker_labels(frame).to_numpy(),
+        "offer_id": frame["offer_id"], "label": rows_text["label"].to_numpy(),
         "provider_name": frame["provider_name"],
         "gpu": frame["gpu_spec_id"].fillna(frame["gpu_model"]), "form_factor": frame["form_factor"].fillna("not stated"),
-        "gpus_per_node": [offer_scope.gpus_text(v) for v in frame["gpus_per_node"]],
+        "gpus_per_node": rows_text["gpus_per_node"].to_numpy(),
         "region": frame["region"].fillna("not stated"), "source_url": frame["source_url"],
         "price_eur_per_gpu_hour": o.price_eur_per_gpu_hour,
-        "flags": [offer_scope.flags_text(r) or "—" for r in frame.to_dict("records")],
-        "price_is_stale": offer_scope.price_is_stale(frame),
-        "price_date": [f"{d:%Y-%m-%d}" if d is not None else "not stated"
-                       for d in map(offer_scope.price_date, frame.to_dict("records"))],
+        "flags": rows_text["flags"].to_numpy(), "price_is_stale": rows_text["price_is_stale"].to_numpy(),
+        "price_date": rows_text["price_date"].to_numpy(),
         "is_eu_datacenter": frame["is_eu_datacenter"],
     })
     r: TrainingResult | InferenceResult

@@ -254,9 +254,11 @@ def ranking_table(priced: Priced, section: WorkloadSection, display: DisplaySett
 
 def left_out_table(priced: Priced) -> tuple[pd.DataFrame, dict]:
     """Offers not ranked and offers ranked with stated defaults, with the reason."""
-    left = priced.left_out.assign(status="left out")
-    assumed = priced.ranked[priced.ranked["assumed_default"]].assign(status="priced with defaults",
-                                                                      reason=lambda d: d["defaults_used"])
+    cols = ["provider_name", "gpu", "gpus_per_node", "region", "reason", "source_url"]  # only what is shown (#31)
+    left = priced.left_out[cols].assign(status="left out")
+    ranked = priced.ranked
+    assumed = ranked.loc[ranked["assumed_default"], [*cols, "defaults_used"]].assign(
+        status="priced with defaults", reason=lambda d: d["defaults_used"])
     out = pd.concat([left, assumed], ignore_index=True)
     config = {
         "status": st.column_config.TextColumn("Status"),

@@ -172,3 +172,32 @@ def test_tco_monte_carlo_fragment_rerun_gives_the_full_reruns_output(catalog_pat
     assert verdicts == [1]
     assert _monte_carlo_output(at) == fragment_output
     assert at.session_state["tco_draws"] == 50_000
+
+
+def test_moving_the_utilisation_reuses_the_monte_carlo_bands():
+    """The bands over the utilisation grid set the utilisation at every grid point, so a new utilisation draws only
+    the Monte Carlo at it (1 run, not 1 + 19) and the bands are the ones drawn at the old utilisation (#31)."""
+    from engine.tco import TcoInputs, default_monte_carlo_ranges
+    from ui import tco_view
+
+    calls: list[float] = []
+    real = tco_view.monte_carlo
+
+    def counted(inputs, **kwargs):
+        calls.append(inputs.utilisation_fraction)
+        return real(inputs, **kwargs)
+
+    st.cache_data.clear()
+    tco_view.monte_carlo = counted
+    try:
+        inputs = TcoInputs()
+        ranges = tuple((name, *r) for name, r in default_monte_carlo_ranges(inputs).items())
+        mc, bands = tco_view.cached_monte_carlo(inputs, ranges, 2_000)
+        assert len(calls) == 20
+        moved = inputs.model_copy(update={"utilisation_fraction": 0.61})
+        mc_moved, bands_moved = tco_view.cached_monte_carlo(moved, ranges, 2_000)
+    finally:
+        tco_view.monte_carlo = real
+    assert calls[20:] == [0.61]  # only the Monte Carlo at the new utilisation
+    pd.testing.assert_frame_equal(bands_moved, bands)
+    assert mc_moved.percentiles_eur_per_useful_gpu_hour != mc.percentiles_eur_per_useful_gpu_hour
