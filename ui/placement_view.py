@@ -374,7 +374,8 @@ def solve(section: PlacementSection, catalog: pd.DataFrame, usd_per_eur: float) 
 # --------------------------------------------------------------------------------------------------
 
 
-_LAST_LABELS: tuple[pd.DataFrame | None, dict[str, str]] = (None, {})
+#: The last catalog frame's venue labels: [frame, labels] (the frame is held, so its id cannot be reused).
+_LAST_LABELS: list = [None, {}]
 
 
 def venue_labels(catalog: pd.DataFrame) -> dict[str, str]:
@@ -385,7 +386,7 @@ def venue_labels(catalog: pd.DataFrame) -> dict[str, str]:
     if frame is catalog:
         return labels
     labels = dict(zip(catalog["offer_id"], offer_scope.picker_labels(catalog, flags=False), strict=True))
-    globals()["_LAST_LABELS"] = (catalog, labels)
+    _LAST_LABELS[:] = [catalog, labels]  # one slice assignment: another session never sees a mixed pair
     return labels
 
 

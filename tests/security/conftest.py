@@ -4,6 +4,7 @@ everything a session was shown (text, tables, charts and the bytes of every down
 from __future__ import annotations
 
 import io
+import time
 import zipfile
 from pathlib import Path
 
@@ -212,3 +213,18 @@ def tour(at: AppTest, out: Shown) -> None:
     for change_set in at.selectbox(key="hist_set").options:
         at.selectbox(key="hist_set").set_value(int(change_set.split(" ")[0].lstrip("#"))).run()
         out.add_tree(at, f"editor history {change_set.split(' ')[0]}")
+
+
+@pytest.fixture
+def counted_checks(monkeypatch):
+    """Count bcrypt checks, each slowed so that parallel attempts overlap."""
+    calls = []
+    real = bcrypt.checkpw
+
+    def slow_checkpw(password, hashed):
+        calls.append(hashed)
+        time.sleep(0.05)
+        return real(password, hashed)
+
+    monkeypatch.setattr(bcrypt, "checkpw", slow_checkpw)
+    return calls

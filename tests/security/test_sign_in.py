@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from types import SimpleNamespace
 
 import bcrypt
@@ -173,21 +172,6 @@ def test_oidc_email_counts_only_when_verified(catalog_path):
 # --------------------------------------------------------------------------------------------------
 
 USERS = {"alice": {"password_hash": HASH, "role": "editor"}}
-
-
-@pytest.fixture
-def counted_checks(monkeypatch):
-    """Count bcrypt checks, each slowed so that parallel attempts overlap."""
-    calls = []
-    real = bcrypt.checkpw
-
-    def slow_checkpw(password, hashed):
-        calls.append(hashed)
-        time.sleep(0.05)
-        return real(password, hashed)
-
-    monkeypatch.setattr(bcrypt, "checkpw", slow_checkpw)
-    return calls
 
 
 def test_parallel_attempts_cannot_bypass_the_lockout(counted_checks):

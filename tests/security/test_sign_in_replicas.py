@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 
-import bcrypt
 import psycopg
 import pytest
 
@@ -28,21 +26,6 @@ def replicas(pg_url):
     """Two stores on one database, as two replica processes hold them."""
     with PostgresCatalogStore(pg_url) as a, PostgresCatalogStore(pg_url) as b:
         yield a, b
-
-
-@pytest.fixture
-def counted_checks(monkeypatch):
-    """Count bcrypt checks, each slowed so that parallel attempts overlap."""
-    calls = []
-    real = bcrypt.checkpw
-
-    def slow_checkpw(password, hashed):
-        calls.append(hashed)
-        time.sleep(0.05)
-        return real(password, hashed)
-
-    monkeypatch.setattr(bcrypt, "checkpw", slow_checkpw)
-    return calls
 
 
 def _rows(url: str, sql: str = "SELECT key_kind, key FROM login_failures", params: list | None = None) -> list:
