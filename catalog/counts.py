@@ -50,20 +50,28 @@ def is_stale_age(days: int | None) -> bool:
     return days is not None and days > STALE_AFTER_DAYS
 
 
-def stale_dates(dates: pd.Series, today: dt.date | None = None) -> pd.Series:
-    """Per catalog date (``retrieved_at`` text), whether it is stale under :func:`is_stale_age`; NA where no date
-    is given (no price of that type)."""
-    now = pd.Timestamp(today or dt.date.today())
-    out = [pd.NA if (when := _date(v)) is None else is_stale_age(int((now - when).days)) for v in dates.tolist()]
-    return pd.Series(out, index=dates.index, dtype="boolean")
+def _parse_dates(values: pd.Series) -> pd.Series:
+    """:func:`_date` of every value, vectorised (NaT where missing or not a date)."""
+    return pd.to_datetime(values.astype("string").str.slice(0, 10), format="ISO8601", errors="coerce")
 
 
 def _date_column(offers: pd.DataFrame, name: str) -> pd.Series:
-    """:func:`_date` of every row of one column, vectorised (NaT where missing or not a date)."""
+    """:func:`_parse_dates` of one column (all NaT when the frame has no such column)."""
     if name not in offers.columns:
         return pd.Series(pd.NaT, index=offers.index, dtype="datetime64[ns]")
-    text = offers[name].astype("string").str.slice(0, 10)
-    return pd.to_datetime(text, format="ISO8601", errors="coerce")
+    return _parse_dates(offers[name])
+
+
+def _stale(when: pd.Series, today: dt.date | None) -> pd.Series:
+    """:func:`is_stale_age` of each date, vectorised (NA where there is no date)."""
+    days = (pd.Timestamp(today or dt.date.today()) - when).dt.days
+    return (days > STALE_AFTER_DAYS).astype("boolean").mask(when.isna())
+
+
+def stale_dates(dates: pd.Series, today: dt.date | None = None) -> pd.Series:
+    """Per catalog date (``retrieved_at`` text), whether it is stale under :func:`is_stale_age`; NA where no date
+    is given (no price of that type)."""
+    return _stale(_parse_dates(dates), today)
 
 
 def stale_price_mask(offers: pd.DataFrame, today: dt.date | None = None) -> np.ndarray:
@@ -74,8 +82,7 @@ def stale_price_mask(offers: pd.DataFrame, today: dt.date | None = None) -> np.n
     when = _date_column(offers, "price_retrieved_at")
     for fallback in ("as_of_date", "as_of"):
         when = when.fillna(_date_column(offers, fallback))
-    days = (pd.Timestamp(today or dt.date.today()) - when).dt.days
-    return (days > STALE_AFTER_DAYS).fillna(False).to_numpy(dtype=bool)
+    return _stale(when, today).fillna(False).to_numpy(dtype=bool)
 
 
 def providers_with_offers(offers: pd.DataFrame) -> int:
