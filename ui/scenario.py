@@ -361,6 +361,11 @@ class PlacementSection(BaseModel):
         return capacity
 
 
+#: The Scoring page's widgets hold ScoringSection's fields and its hard constraints' (ui.scoring_inputs); the
+#: Placement page's hold PlacementSection's (ui.placement_view).
+WIDGET_FIELDS.update({"sc": ScoringSection, "sc_constraints": Constraints, "pl": PlacementSection})
+
+
 #: Most offers the Providers comparison shows side by side (its picker's max_selections).
 MAX_COMPARED_OFFERS = 4
 
