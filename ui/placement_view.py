@@ -42,6 +42,7 @@ from ui import offer_scope
 from ui.field_widgets import Bound, State, prefill, read_back
 from ui.format import SYMBOL, assumption_table, money, plain
 from ui.labels import PLACEMENT_GRID_LABELS as COLUMNS  # grid columns: Workload field -> header
+from ui.labels.pages import PLACEMENT_TOGGLES
 from ui.placement_examples import EXAMPLES
 from ui.placement_venues import (
     build_venues,
@@ -66,32 +67,19 @@ TERMS = {"3 years": 3, "1 year": 1, "Published reserved prices only": None}
 FACTORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4)  # on-demand price multipliers of the sensitivity
 #: The venue settings' widgets, one per PlacementSection field, with how each shows it (keys derived from the
 #: fields, ui.field_widgets): the term as its label, the assumed discount in percent (0 = none).
-SETTINGS = (
-    Bound("pl", "commitment_term_years", shown=lambda years: next(k for k, v in TERMS.items() if v == years),
-          stored=TERMS.__getitem__),
-    Bound("pl", "other_provider_discount_fraction", shown=lambda fraction: round(100 * (fraction or 0.0)),
-          stored=lambda pct: pct / 100 if pct else None),
-    Bound("pl", "commit_on_stale_or_unknown", stored=bool),
-    Bound("pl", "match_workload_page", stored=bool),
-    Bound("pl", "marketplace_for_every_workload", stored=bool),
-)
-K_TERM, K_DISCOUNT, K_STALE, K_MATCH, K_MARKET = (b.key for b in SETTINGS)
+SETTINGS = (Bound("pl", "commitment_term_years", shown=lambda years: next(k for k, v in TERMS.items() if v == years),
+                  stored=TERMS.__getitem__),
+            Bound("pl", "other_provider_discount_fraction", shown=lambda fraction: round(100 * (fraction or 0.0)),
+                  stored=lambda pct: pct / 100 if pct else None),
+            *(Bound("pl", f, stored=bool) for f in ("commit_on_stale_or_unknown", "match_workload_page",
+                                                     "marketplace_for_every_workload")))
+K_TERM, K_DISCOUNT = SETTINGS[0].key, SETTINGS[1].key
 #: The example picker (its on_change stores the example), the two grid editors (their edits; the frames they start
 #: from under ``..._base``) and the scope and residency controls (ui.offer_scope, under these prefixes).
-K_EXAMPLE = widget_key("pl", "example")
-K_GRID, K_CAP = widget_key("pl", "workloads"), widget_key("pl", "capacity_gpus")
+K_EXAMPLE, K_GRID, K_CAP, K_SCOPE, K_RESIDENCY = (
+    widget_key("pl", f) for f in ("example", "workloads", "capacity_gpus", "scope", "residency"))
 K_BASE, K_CAP_BASE = K_GRID + "_base", K_CAP + "_base"
-K_SCOPE, K_RESIDENCY = widget_key("pl", "scope"), widget_key("pl", "residency")
 K_RESET, K_SUBMIT = "_pl_reset", "_pl_submit"  # buttons (hold no field)
-MARKET_HELP = ("Off (default): a marketplace host (one third-party machine at a host-set price, no SLA, gone once "
-               "rented) takes only workloads that tolerate interruptions (Spot OK) or development work. On: any "
-               "workload may run there.")
-MATCH_HELP = ("On: workloads of the Workload page's kind (its training job or its inference service) are "
-              "placed only on offers that page's engine can price for that job (memory, GPUs per node, fabric "
-              "stated). Off (default): any offer of the right GPU class.")
-STALE_HELP = ("Off (default): no commitment is placed on an offer whose price is older than the catalog's staleness "
-              "limit or whose fabric or memory is not stated; such offers are still used pay-as-you-go. On: you accept "
-              "that risk, as with price outliers.")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -175,8 +163,7 @@ def capacity_from_frame(frame: pd.DataFrame) -> dict[str, float]:
 
 
 def prefill_widgets(section: PlacementSection, state: State | None = None) -> None:
-    """Give the page's widgets without state the section's values; the grids start from its portfolio and
-    capacities on a fresh visit."""
+    """Give the page's widgets without state the section's values (the grids: on a fresh visit)."""
     ss = st.session_state if state is None else state
     ss.setdefault(K_EXAMPLE, section.example if section.example in EXAMPLES else next(iter(EXAMPLES)))
     prefill(SETTINGS, section, ss)
@@ -270,9 +257,8 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
                 offer_scope.certification_options(catalog, section.residency.required_certifications))
             a_, b_ = st.columns(2)
             include_outliers = offer_scope.outlier_toggle(K_SCOPE, section.scope.include_price_outliers, a_)
-            b_.toggle("Commit on stale or unstated offers", key=K_STALE, help=STALE_HELP)
-            a_.toggle("Only offers the Workload page can price", key=K_MATCH, help=MATCH_HELP)
-            b_.toggle("Marketplace hosts for every workload", key=K_MARKET, help=MARKET_HELP)
+            for box, opt in zip((b_, a_, b_), SETTINGS[2:], strict=True):  # the three opt-ins
+                box.toggle(PLACEMENT_TOGGLES[opt.field][0], key=opt.key, help=PLACEMENT_TOGGLES[opt.field][1])
         with st.expander("Venue settings: commitment term, assumed discounts, capacity", icon=":material/tune:"):
             st.markdown(reserved_note(catalog))
             a, b = st.columns(2)

@@ -16,6 +16,8 @@ from catalog.store import CatalogStore, OfferFilter
 from engine.adapters_placement import uncommittable_reasons
 from engine.money import DEFAULT_USD_PER_EUR
 from tests.app.conftest import open_page
+from ui.placement_view import K_SUBMIT
+from ui.scenario import widget_key
 
 
 def strategies(at: AppTest) -> pd.DataFrame:
@@ -105,16 +107,16 @@ def test_own_cluster_inputs_reach_the_scenario_and_change_the_lead_time(catalog_
 
 def test_by_default_no_commitment_lands_on_a_stale_or_unstated_offer(catalog_path):
     at = open_page("app_pages/placement.py")
-    at.toggle(key="_pl_scope_res_eu_resident_only").set_value(False)
-    at.number_input(key="_pl_other_discount_pct").set_value(30)
-    at.button(key="_pl_submit").click().run()
+    at.toggle(key=f"{widget_key('pl', 'residency')}_eu_resident_only").set_value(False)
+    at.number_input(key=widget_key("pl", "other_provider_discount_fraction")).set_value(30)
+    at.button(key=K_SUBMIT).click().run()
     with CatalogStore(catalog_path) as store:
         frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
     why = dict(zip(frame["offer_id"], uncommittable_reasons(frame), strict=True))
     committed = [v for v in plan_table(at)["committed_offer_id"] if isinstance(v, str)]
     assert all(why[v] == "" for v in committed), {v: why[v] for v in committed}
-    at.toggle(key="_pl_commit_stale").set_value(True)
-    at.button(key="_pl_submit").click().run()
+    at.toggle(key=widget_key("pl", "commit_on_stale_or_unknown")).set_value(True)
+    at.button(key=K_SUBMIT).click().run()
     opted = [v for v in plan_table(at)["committed_offer_id"] if isinstance(v, str)]
     assert any(why[v] for v in opted)  # opting in lets the plan commit where it was held back
 
@@ -128,10 +130,10 @@ def test_with_the_toggle_inference_goes_only_where_the_workload_page_prices_its_
     scenario = at.session_state["scenario"]
     at.session_state["scenario"] = scenario.model_copy(update={
         "workload": scenario.workload.model_copy(update={"mode": "inference"})})
-    at.selectbox(key="_pl_example").set_value("AI start-up").run()
-    at.toggle(key="_pl_scope_res_eu_resident_only").set_value(False)
-    at.toggle(key="_pl_match_workload").set_value(True)
-    at.button(key="_pl_submit").click().run()
+    at.selectbox(key=widget_key("pl", "example")).set_value("AI start-up").run()
+    at.toggle(key=f"{widget_key('pl', 'residency')}_eu_resident_only").set_value(False)
+    at.toggle(key=widget_key("pl", "match_workload_page")).set_value(True)
+    at.button(key=K_SUBMIT).click().run()
     assert not at.exception
     assert at.session_state["scenario"].placement.match_workload_page
     priced = price_workload(at.session_state["scenario"].workload, DEFAULT_USD_PER_EUR).offers
