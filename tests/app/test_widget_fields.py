@@ -2,7 +2,7 @@
 
 Every key a table row (:class:`ui.field_widgets.Bound`) or a named key holds is ``widget_key(section, field)`` of a
 real field; a misspelt field fails when the table is built; filling the widgets from a section and reading them
-back returns that section; and on the running pages every ``_sc_`` / ``_pl_`` key in the session state is one of
+back returns that section; and on the running pages every ``_sc_`` / ``_pl`` key in the session state is one of
 those derived keys (or lies under one), or one of the few named keys that hold no field.
 """
 
@@ -13,24 +13,37 @@ from streamlit.testing.v1 import AppTest
 
 from engine.scoring import CRITERION_NAMES, Constraints
 from tests.app.conftest import open_page
+from ui import placement_compare as plc
 from ui import placement_view as pl
 from ui import scoring_inputs as sc
-from ui.field_widgets import Bound, read_back
-from ui.scenario import WIDGET_FIELDS, DisplaySettings, PlacementSection, ScoringSection, widget_key
+from ui.field_widgets import Bound, prefill, read_back
+from ui.scenario import (
+    WIDGET_FIELDS,
+    DisplaySettings,
+    OwnClusterSettings,
+    PlacementSection,
+    ScoringSection,
+    widget_key,
+)
 
 #: Per page: the prefix of its keys, the sections its keys derive from, and the named keys that hold no field.
 PAGES = {
     "app_pages/scoring.py": ("_sc_", ("sc", "sc_constraints"), {sc.RESET_KEY}),
-    "app_pages/placement.py": ("_pl_", ("pl",), {pl.K_RESET, pl.K_SUBMIT}),
+    "app_pages/placement.py": ("_pl", ("pl", "pl_own_cluster"), {pl.K_RESET, pl.K_SUBMIT, plc.SUBMIT_KEY, plc.RAMP_KEY}),
 }
+#: Per page, its tables.
+TABLES = {"app_pages/scoring.py": [*sc.SECTION_FIELDS, *sc.CONSTRAINT_FIELDS],
+          "app_pages/placement.py": [*pl.SETTINGS, plc.HORIZON, *plc.OWN_FIELDS]}
 
 
 def test_the_sections_are_the_scenario_models():
     assert WIDGET_FIELDS["sc"] is ScoringSection and WIDGET_FIELDS["pl"] is PlacementSection
     assert WIDGET_FIELDS["sc_constraints"] is ScoringSection.model_fields["constraints"].annotation is Constraints
+    assert WIDGET_FIELDS["pl_own_cluster"] is PlacementSection.model_fields["own_cluster"].annotation \
+        is OwnClusterSettings
 
 
-@pytest.mark.parametrize("bound", [*sc.SECTION_FIELDS, *sc.CONSTRAINT_FIELDS, *pl.SETTINGS], ids=lambda b: b.key)
+@pytest.mark.parametrize("bound", [b for table in TABLES.values() for b in table], ids=lambda b: b.key)
 def test_every_table_key_is_the_derived_key_of_a_real_field(bound: Bound):
     assert bound.field in WIDGET_FIELDS[bound.section].model_fields
     assert bound.key == widget_key(bound.section, bound.field) == f"_{bound.section}_{bound.field}"
@@ -45,15 +58,16 @@ def test_the_named_keys_are_derived_keys_too():
         widget_key("pl", f) for f in ("example", "workloads", "capacity_gpus", "scope", "residency")]
     assert (pl.K_TERM, pl.K_DISCOUNT) == (widget_key("pl", "commitment_term_years"),
                                           widget_key("pl", "other_provider_discount_fraction"))
-    # the settings cover every plain setting of the section the page edits
+    # the settings cover every plain setting of the section the page edits, the own-cluster table every field
     assert {b.field for b in pl.SETTINGS} == {"commitment_term_years", "other_provider_discount_fraction",
                                               "commit_on_stale_or_unknown", "match_workload_page",
                                               "marketplace_for_every_workload"}
+    assert [b.field for b in plc.OWN_FIELDS] == list(OwnClusterSettings.model_fields)
 
 
 @pytest.mark.parametrize(("section", "field"), [("sc", "presets"), ("sc", "max_price_eur_per_gpu_hour"),
                                                 ("sc_constraints", "eu_resident"), ("pl", "commitment_term"),
-                                                ("pl", "other_discount_pct")])
+                                                ("pl", "other_discount_pct"), ("pl_own_cluster", "lead_days")])
 def test_a_misspelt_field_raises(section, field):
     with pytest.raises(KeyError, match=field):
         Bound(section, field)
@@ -98,10 +112,14 @@ def test_an_edited_scoring_section_comes_back_in_another_currency():
 def placement_round_trip(section: PlacementSection) -> PlacementSection:
     state: dict = {}
     pl.prefill_widgets(section, state)
+    prefill([plc.HORIZON], section, state)
+    prefill(plc.OWN_FIELDS, section.own_cluster, state)
     workloads, problems = pl.rows_to_workloads(state[pl.K_BASE])
     assert problems == [] and tuple(workloads) == pl.portfolio(section)
-    return PlacementSection.model_validate({**section.model_dump(), **read_back(pl.SETTINGS, state),
-                                            "capacity_gpus": pl.capacity_from_frame(state[pl.K_CAP_BASE])})
+    return PlacementSection.model_validate({
+        **section.model_dump(), **read_back(pl.SETTINGS, state), **read_back([plc.HORIZON], state),
+        "capacity_gpus": pl.capacity_from_frame(state[pl.K_CAP_BASE]),
+        "own_cluster": OwnClusterSettings(**read_back(plc.OWN_FIELDS, state))})
 
 
 def test_the_default_placement_section_comes_back():
@@ -111,11 +129,17 @@ def test_the_default_placement_section_comes_back():
 def test_an_edited_placement_section_comes_back():
     edited = PlacementSection(example="AI start-up", commitment_term_years=None, other_provider_discount_fraction=0.25,
                               capacity_gpus={"offer-a": 8.0, "offer-b": 0.0}, commit_on_stale_or_unknown=True,
-                              match_workload_page=True, marketplace_for_every_workload=True)
+                              match_workload_page=True, marketplace_for_every_workload=True, horizon_months=18,
+                              own_cluster=OwnClusterSettings(include=False, lead_time_days=30.0, fixed_gpus=8,
+                                                             max_gpus=64.0, country="DE", is_eu_datacenter=False,
+                                                             is_eu_client=False, gpu_model="H200"))
     assert placement_round_trip(edited) == edited
     state: dict = {}
     pl.prefill_widgets(edited, state)
     assert (state[pl.K_TERM], state[pl.K_DISCOUNT]) == ("Published reserved prices only", 25)
+    prefill(plc.OWN_FIELDS, PlacementSection().own_cluster, state)  # None sizes show as 0 and come back as None
+    assert (state[plc.OWN["fixed_gpus"]], state[plc.OWN["max_gpus"]]) == (0, 0.0)
+    assert read_back(plc.OWN_FIELDS, state) == PlacementSection().own_cluster.model_dump()
 
 
 # --- the running pages -------------------------------------------------------------------------------------------
@@ -139,5 +163,4 @@ def test_every_page_key_derives_from_a_field(catalog_path, page):
     keys = {k for k in _state_keys(at) | _widget_keys(at) if k.startswith(prefix)}
     stray = {k for k in keys - named if not any(k == d or k.startswith(d + "_") for d in derived)}
     assert keys and stray == set()
-    table = [*sc.SECTION_FIELDS, *sc.CONSTRAINT_FIELDS] if prefix == "_sc_" else list(pl.SETTINGS)
-    assert {b.key for b in table} <= _widget_keys(at)  # the table's keys are the keys of widgets on the page
+    assert {b.key for b in TABLES[page]} <= _widget_keys(at)  # the table's keys are the keys of widgets on the page
