@@ -7,7 +7,7 @@ from catalog.models import Role
 from engine.money import DEFAULT_USD_PER_EUR
 from ui import editor_actions as actions
 from ui.auth import sign_in_panel
-from ui.catalog import get_store, offers
+from ui.catalog import editable_rows, get_store, offers, stale_rows
 from ui.editor_view import EDITABLE_TABLES, column_config, editable_frame
 from ui.labels import TABLE_LABELS
 
@@ -23,7 +23,7 @@ sees_private = who is not None and who.role == Role.EDITOR
 tabs = st.tabs([*(TABLE_LABELS[t] for t in EDITABLE_TABLES), "History", "Import / export", "Needs re-verification"])
 for tab, table in zip(tabs, EDITABLE_TABLES, strict=False):
     with tab:
-        frame = editable_frame(store.editable_rows(table, include_private=sees_private), table)
+        frame = editable_frame(editable_rows(table, sees_private), table)
         if not can_edit:
             st.dataframe(frame, column_config=column_config(table), hide_index=True, width="stretch")
             continue
@@ -41,7 +41,7 @@ with tabs[-3]:
 with tabs[-2]:
     actions.import_export_view(store, who if can_edit else None, sees_private=sees_private)
 with tabs[-1]:
-    stale = store.stale_rows(include_private=sees_private)
+    stale = stale_rows(sees_private)
     # The counts read no price: the offers at the default exchange rate serve every rate (no catalog query when
     # the sidebar's rate changes; #31).
     st.markdown(stale_rows_text(stale, offer_counts(offers(None, DEFAULT_USD_PER_EUR))))

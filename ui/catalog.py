@@ -150,6 +150,29 @@ def table(name: str) -> pd.DataFrame:
 
 
 @st.cache_data(ttl=600, show_spinner=False)
+def _editable_rows(path: str, data_version: int, name: str, include_private: bool) -> pd.DataFrame:
+    return _open_store(path).editable_rows(name, include_private=include_private)
+
+
+def editable_rows(name: str, include_private: bool) -> pd.DataFrame:
+    """The Catalog editor's current rows of ``name``, read once per catalog version (issue #31: the editor queried
+    every table on each rerun); a save through the UI clears every cached read, so the grid shows it at once."""
+    get_store()
+    return _editable_rows(catalog_location(), data_version(), name, include_private)
+
+
+@st.cache_data(ttl=600, show_spinner=False)
+def _stale_rows(path: str, data_version: int, today: dt.date, include_private: bool) -> pd.DataFrame:
+    return _open_store(path).stale_rows(today, include_private=include_private)
+
+
+def stale_rows(include_private: bool) -> pd.DataFrame:
+    """Rows whose source is older than the staleness limit, read once per catalog version and day."""
+    get_store()
+    return _stale_rows(catalog_location(), data_version(), dt.date.today(), include_private)
+
+
+@st.cache_data(ttl=600, show_spinner=False)
 def _summary(path: str, data_version: int, today: dt.date) -> dict:
     return _open_store(path).summary(today)
 
