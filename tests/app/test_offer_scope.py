@@ -16,7 +16,7 @@ from ui.offer_scope import (
     scope_from_brief,
     with_page_scope,
 )
-from ui.scenario import ClientBrief, Scenario
+from ui.scenario import ClientBrief, Scenario, widget_key
 
 
 def test_defaults_answer_the_consultants_case():
@@ -86,13 +86,13 @@ def test_filter_offers_reads_the_price_type_in_use():
 def test_forget_widgets_drops_only_that_pages_scope_keys(monkeypatch):
     import ui.offer_scope as offer_scope
 
-    state = {"_wl_scope_gpus": ["H100"], "_wl_scope_res_certs": [], "_wl_price": "spot", "_sc_eu_dc": True,
+    state = {"_wl_scope_gpus": ["H100"], "_wl_scope_res_certs": [], widget_key("workload", "price_type"): "spot", "_sc_eu_dc": True,
              "_sc_scope_fit_on": True, "_sc_w_support_score": 20, "scenario": object()}
     monkeypatch.setattr(offer_scope.st, "session_state", state)
     offer_scope.forget_widgets("workload")
-    assert set(state) == {"_wl_price", "_sc_eu_dc", "_sc_scope_fit_on", "_sc_w_support_score", "scenario"}
+    assert set(state) == {widget_key("workload", "price_type"), "_sc_eu_dc", "_sc_scope_fit_on", "_sc_w_support_score", "scenario"}
     offer_scope.forget_widgets("scoring")
-    assert set(state) == {"_wl_price", "_sc_w_support_score", "scenario"}
+    assert set(state) == {widget_key("workload", "price_type"), "_sc_w_support_score", "scenario"}
 
 
 @pytest.mark.parametrize("page", PAGES)
