@@ -1,6 +1,10 @@
 """Inputs of the Workload cost page: its widgets, initialised from the scenario, read back into a validated
 :class:`~ui.scenario.WorkloadSection` (with the page's words for an invalid input).
 
+One table, :data:`INPUTS`, holds per input the section field (``"training.n_params"``), its display scale and
+conversion; the widgets' keys derive from the field paths (:func:`ui.scenario.widget_key`), and the prefill
+(:func:`widget_values`) and the read-back (:func:`section_from_widgets`) loop over it (issue #32.5).
+
 Pricing the section is :mod:`ui.workload_pricing`; shaping the result for display is :mod:`ui.workload_view`.
 """
 
@@ -436,8 +440,8 @@ def section_from_widgets(values: WidgetState, current: WorkloadSection, scope: O
     preset = data["preset"]
     if mode == "training":
         job = data["training"]
-        job["model_name"] = name = _model_name(preset, job["n_params"])
-        p = MODEL_PRESETS.get(name)
+        job["model_name"] = model = _model_name(preset, job["n_params"])
+        p = MODEL_PRESETS.get(model)
         job.update(n_layers=p.n_layers if p else None, d_model=p.d_model if p else None,
                    kv_dim=p.n_kv_heads * p.head_dim if p else None)
     else:
