@@ -71,9 +71,9 @@ INPUTS = [
               lambda k: round(0.30 + 0.01 * k, 2)),
     PageInput("app_pages/workload.py", "number_input", "_workload_training_n_gpus", "GPUs",
               lambda k: 64 + 8 * (k + 1)),
-    PageInput("app_pages/scoring.py", "slider", "_sc_w_price_eur_per_gpu_hour", "price weight slider",
+    PageInput("app_pages/scoring.py", "slider", "_sc_weight_points_price_eur_per_gpu_hour", "price weight slider",
               lambda k: 16 + k),
-    PageInput("app_pages/placement.py", "number_input", "_pl_other_discount_pct", "discount, then 'Update the plan'",
+    PageInput("app_pages/placement.py", "number_input", "_pl_other_provider_discount_fraction", "discount, then 'Update the plan'",
               lambda k: 1 + k, submit="_pl_submit"),
     # ws_name (save under a name) needs an open workspace since #15: the report header's name needs none.
     PageInput("app_pages/workshop.py", "text_input", "ws_x_name", "scenario name (report header)",

@@ -135,7 +135,9 @@ def _reset_widgets(pages: tuple[str, ...]) -> None:
                     widget_key("workload", "inference.target_utilisation_fraction")):
             st.session_state.pop(key, None)
     if "placement" in pages:  # the portfolio grid redraws from the brief's workload
-        for key in ("_pl_portfolio", "_pl_portfolio_base"):
+        from ui.placement_view import K_BASE, K_GRID  # lazy: the Placement page's module is large
+
+        for key in (K_GRID, K_BASE):
             st.session_state.pop(key, None)
 
 

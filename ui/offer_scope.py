@@ -34,7 +34,7 @@ from engine.scope import FIT_USES, OfferScope, Residency, WorkloadFit
 from engine.scoring import Constraints, apply_constraints
 from ui.format import plain
 from ui.labels import RESIDENCY_LABELS
-from ui.scenario import FIT_MODEL_RANGE_B, MIN_MEMORY_RANGE_GB, ClientBrief, Scenario
+from ui.scenario import FIT_MODEL_RANGE_B, MIN_MEMORY_RANGE_GB, ClientBrief, Scenario, widget_key
 
 #: Scenario sections that carry an offer scope.
 PAGES = ("scoring", "workload", "placement")
@@ -101,11 +101,12 @@ def residency_from_brief(brief: ClientBrief) -> Residency:
                      eu_legal_seat_only=brief.eu_legal_seat_only, required_certifications=brief.required_certifications)
 
 
-#: Widget-state key prefixes of each page's scope controls (Scoring's residency toggles are its constraints').
+#: Widget-state key prefixes of each page's scope controls (Scoring's residency toggles are its constraints'; the
+#: Scoring and Placement keys derive from the section fields, ui.scenario.widget_key).
 WIDGET_PREFIXES = {
-    "scoring": ("_sc_scope_", "_sc_eu_dc", "_sc_eu_jur", "_sc_eu_seat", "_sc_certs"),
+    "scoring": (widget_key("sc", "scope") + "_", *(widget_key("sc_constraints", name) for name in Residency.model_fields)),
     "workload": ("_wl_scope_",),
-    "placement": ("_pl_scope_",),
+    "placement": (widget_key("pl", "scope") + "_", widget_key("pl", "residency") + "_"),
 }
 
 

@@ -29,6 +29,7 @@ from engine.placement import (
 )
 from engine.tco import TcoInputs
 from ui.charts import style
+from ui.field_widgets import Bound, prefill, read_back
 from ui.format import SYMBOL, money, plain, to_display_currency
 from ui.placement_charts import WORKLOAD_COLOURS
 from ui.placement_venues import build_venues, venue_frame, with_priced_offers, workload_page_priced
@@ -36,7 +37,18 @@ from ui.placement_view import portfolio, venue_labels
 from ui.quotes import catalog_key
 from ui.scenario import DisplaySettings, OwnClusterSettings, PlacementSection, get_scenario, update_scenario
 
-K = "_plc"  # widget key prefix of this section
+#: The horizon and own-cluster widgets: PlacementSection.horizon_months and the OwnClusterSettings fields, keys
+#: derived from the fields (ui.field_widgets); the two optional sizes show None as 0.
+HORIZON = Bound("pl", "horizon_months", stored=int)
+OWN_FIELDS = (Bound("pl_own_cluster", "include", stored=bool),
+              Bound("pl_own_cluster", "lead_time_days", shown=float, stored=float),
+              Bound("pl_own_cluster", "fixed_gpus", shown=lambda n: int(n or 0), stored=lambda n: int(n) or None),
+              Bound("pl_own_cluster", "max_gpus", shown=lambda n: float(n or 0), stored=lambda n: float(n) or None),
+              Bound("pl_own_cluster", "country", stored=lambda text: str(text).strip()[:60]),
+              *(Bound("pl_own_cluster", f, stored=bool) for f in ("is_eu_datacenter", "is_eu_client")),
+              Bound("pl_own_cluster", "gpu_model", stored=str))
+OWN = {b.field: b.key for b in OWN_FIELDS}
+SUBMIT_KEY, RAMP_KEY = "_plc_submit", "_plc_ramp"  # hold no field
 BURST_COLOUR = "#9ca3af"
 
 
@@ -54,36 +66,31 @@ def inputs(catalog: pd.DataFrame, section: PlacementSection) -> PlacementSection
     """The horizon and own-cluster form; a valid submit is written to the scenario. Returns the section to use."""
     own = section.own_cluster
     ss = st.session_state
-    for name, value in {"horizon": section.horizon_months, "own": own.include, "lead": float(own.lead_time_days),
-                        "fixed": int(own.fixed_gpus or 0), "max": float(own.max_gpus or 0), "country": own.country,
-                        "eu_site": own.is_eu_datacenter, "eu_client": own.is_eu_client, "gpu": own.gpu_model}.items():
-        ss.setdefault(f"{K}_{name}", value)
+    prefill([HORIZON], section, ss)
+    prefill(OWN_FIELDS, own, ss)
     models = sorted(set(catalog["gpu_model"].dropna()) | {own.gpu_model})
     with st.form("plc_form", border=True):
         a, b, c = st.columns(3)
-        a.number_input("Horizon (months)", 1, MAX_HORIZON_MONTHS, step=1, key=f"{K}_horizon",
+        a.number_input("Horizon (months)", 1, MAX_HORIZON_MONTHS, step=1, key=HORIZON.key,
                        help="Lead times count in it: before a venue is ready the plan bursts.")
-        b.toggle("Include our own cluster", key=f"{K}_own",
+        b.toggle("Include our own cluster", key=OWN["include"],
                  help="Priced by the Rent-or-own page's inputs (capex, depreciation, cost of capital, power, "
                       "colocation, staff, resale).")
-        c.selectbox("Own cluster GPU model", models, key=f"{K}_gpu")
+        c.selectbox("Own cluster GPU model", models, key=OWN["gpu_model"])
         a, b, c = st.columns(3)
-        a.number_input("Own cluster lead time (days)", 0.0, 3650.0, step=7.0, format="%.0f", key=f"{K}_lead",
+        a.number_input("Own cluster lead time (days)", 0.0, 3650.0, step=7.0, format="%.0f", key=OWN["lead_time_days"],
                        help="Default two quarters: the seed guide says lead times for dedicated GPU clusters 'can "
                             "stretch to quarters rather than weeks'.")
-        b.number_input("Own cluster size (GPUs, 0 = the plan chooses)", 0, 100_000, step=8, key=f"{K}_fixed")
+        b.number_input("Own cluster size (GPUs, 0 = the plan chooses)", 0, 100_000, step=8, key=OWN["fixed_gpus"])
         c.number_input("Most GPUs to buy when the plan chooses (0 = no cap)", 0.0, 100_000.0, step=8.0,
-                       format="%.0f", key=f"{K}_max")
+                       format="%.0f", key=OWN["max_gpus"])
         a, b, c = st.columns(3)
-        a.text_input("Own site country", max_chars=60, key=f"{K}_country", placeholder="e.g. DE")
-        b.checkbox("Own site is in the EU/EEA", key=f"{K}_eu_site")
-        c.checkbox("We are an EU organisation (EU parent)", key=f"{K}_eu_client")
-        st.form_submit_button("Compare", icon=":material/compare_arrows:", key=f"{K}_submit")
-    settings = OwnClusterSettings(
-        include=bool(ss[f"{K}_own"]), lead_time_days=float(ss[f"{K}_lead"]), fixed_gpus=int(ss[f"{K}_fixed"]) or None,
-        max_gpus=float(ss[f"{K}_max"]) or None, country=str(ss[f"{K}_country"]).strip()[:60],
-        is_eu_datacenter=bool(ss[f"{K}_eu_site"]), is_eu_client=bool(ss[f"{K}_eu_client"]), gpu_model=str(ss[f"{K}_gpu"]))
-    new = section.model_copy(update={"own_cluster": settings, "horizon_months": int(ss[f"{K}_horizon"])})
+        a.text_input("Own site country", max_chars=60, key=OWN["country"], placeholder="e.g. DE")
+        b.checkbox("Own site is in the EU/EEA", key=OWN["is_eu_datacenter"])
+        c.checkbox("We are an EU organisation (EU parent)", key=OWN["is_eu_client"])
+        st.form_submit_button("Compare", icon=":material/compare_arrows:", key=SUBMIT_KEY)
+    settings = OwnClusterSettings(**read_back(OWN_FIELDS, ss))
+    new = section.model_copy(update={"own_cluster": settings, **read_back([HORIZON], ss)})
     if new != section:
         update_scenario(placement=new)
     return new
@@ -195,7 +202,7 @@ def draw(section: PlacementSection, catalog: pd.DataFrame, display: DisplaySetti
     st.markdown(recommendation(c))
     keys = feasible_keys(c)
     if keys:
-        pick = st.radio("Ramp of", keys, horizontal=True, key=f"{K}_ramp",
+        pick = st.radio("Ramp of", keys, horizontal=True, key=RAMP_KEY,
                         format_func=lambda k: c.result(k).label)
         st.plotly_chart(ramp_chart(c, pick or keys[0], catalog, display), width="stretch", key="plc_ramp")
     unknown = _unknown_capacity(catalog, catalog_key(display.usd_per_eur), section.model_dump_json())

@@ -39,8 +39,10 @@ from engine.placement import (
 )
 from engine.tco import HOURS_PER_MONTH
 from ui import offer_scope
+from ui.field_widgets import Bound, State, prefill, read_back
 from ui.format import SYMBOL, assumption_table, money, plain
 from ui.labels import PLACEMENT_GRID_LABELS as COLUMNS  # grid columns: Workload field -> header
+from ui.labels.pages import PLACEMENT_TOGGLES
 from ui.placement_examples import EXAMPLES
 from ui.placement_venues import (
     build_venues,
@@ -58,25 +60,26 @@ from ui.scenario import (
     PlacementSection,
     get_scenario,
     update_scenario,
+    widget_key,
 )
 
 TERMS = {"3 years": 3, "1 year": 1, "Published reserved prices only": None}
 FACTORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4)  # on-demand price multipliers of the sensitivity
-K_EXAMPLE, K_GRID, K_BASE = "_pl_example", "_pl_portfolio", "_pl_portfolio_base"
-K_TERM, K_DISCOUNT, K_CAP, K_CAP_BASE = "_pl_term", "_pl_other_discount_pct", "_pl_capacity", "_pl_capacity_base"
-K_SCOPE = "_pl_scope"
-K_STALE = "_pl_commit_stale"
-K_MATCH = "_pl_match_workload"
-K_MARKET = "_pl_marketplace_all"
-MARKET_HELP = ("Off (default): a marketplace host (one third-party machine at a host-set price, no SLA, gone once "
-               "rented) takes only workloads that tolerate interruptions (Spot OK) or development work. On: any "
-               "workload may run there.")
-MATCH_HELP = ("On: workloads of the Workload page's kind (its training job or its inference service) are "
-              "placed only on offers that page's engine can price for that job (memory, GPUs per node, fabric "
-              "stated). Off (default): any offer of the right GPU class.")
-STALE_HELP = ("Off (default): no commitment is placed on an offer whose price is older than the catalog's staleness "
-              "limit or whose fabric or memory is not stated; such offers are still used pay-as-you-go. On: you accept "
-              "that risk, as with price outliers.")
+#: The venue settings' widgets, one per PlacementSection field, with how each shows it (keys derived from the
+#: fields, ui.field_widgets): the term as its label, the assumed discount in percent (0 = none).
+SETTINGS = (Bound("pl", "commitment_term_years", shown=lambda years: next(k for k, v in TERMS.items() if v == years),
+                  stored=TERMS.__getitem__),
+            Bound("pl", "other_provider_discount_fraction", shown=lambda fraction: round(100 * (fraction or 0.0)),
+                  stored=lambda pct: pct / 100 if pct else None),
+            *(Bound("pl", f, stored=bool) for f in ("commit_on_stale_or_unknown", "match_workload_page",
+                                                     "marketplace_for_every_workload")))
+K_TERM, K_DISCOUNT = SETTINGS[0].key, SETTINGS[1].key
+#: The example picker (its on_change stores the example), the two grid editors (their edits; the frames they start
+#: from under ``..._base``) and the scope and residency controls (ui.offer_scope, under these prefixes).
+K_EXAMPLE, K_GRID, K_CAP, K_SCOPE, K_RESIDENCY = (
+    widget_key("pl", f) for f in ("example", "workloads", "capacity_gpus", "scope", "residency"))
+K_BASE, K_CAP_BASE = K_GRID + "_base", K_CAP + "_base"
+K_RESET, K_SUBMIT = "_pl_reset", "_pl_submit"  # buttons (hold no field)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -147,18 +150,27 @@ def _load_example() -> None:
         ss.pop(key, None)
 
 
-def _init_widgets(section: PlacementSection) -> None:
-    ss = st.session_state
+def capacity_frame(capacity_gpus: dict[str, float]) -> pd.DataFrame:
+    """The capacity grid's rows: offer_id, capacity_gpus."""
+    return pd.DataFrame({"offer_id": list(capacity_gpus), "capacity_gpus": list(capacity_gpus.values())},
+                        columns=["offer_id", "capacity_gpus"]).astype({"offer_id": object, "capacity_gpus": float})
+
+
+def capacity_from_frame(frame: pd.DataFrame) -> dict[str, float]:
+    """offer_id -> GPUs of the capacity grid's complete rows."""
+    return {str(offer_id): float(gpus) for offer_id, gpus in zip(frame["offer_id"], frame["capacity_gpus"], strict=True)
+            if isinstance(offer_id, str) and pd.notna(gpus)}
+
+
+def prefill_widgets(section: PlacementSection, state: State | None = None) -> None:
+    """Give the page's widgets without state the section's values (the grids: on a fresh visit)."""
+    ss = st.session_state if state is None else state
     ss.setdefault(K_EXAMPLE, section.example if section.example in EXAMPLES else next(iter(EXAMPLES)))
-    ss.setdefault(K_TERM, next(k for k, v in TERMS.items() if v == section.commitment_term_years))
-    ss.setdefault(K_DISCOUNT, round(100 * (section.other_provider_discount_fraction or 0.0)))
+    prefill(SETTINGS, section, ss)
     if K_GRID not in ss:  # a fresh visit: the grid starts from the stored portfolio
         ss[K_BASE] = portfolio_frame(portfolio(section))
     if K_CAP not in ss:
-        ss[K_CAP_BASE] = pd.DataFrame({"offer_id": list(section.capacity_gpus),
-                                       "capacity_gpus": list(section.capacity_gpus.values())},
-                                      columns=["offer_id", "capacity_gpus"]).astype({"offer_id": object,
-                                                                                     "capacity_gpus": float})
+        ss[K_CAP_BASE] = capacity_frame(section.capacity_gpus)
 
 
 class _GpuCountColumn(TypedDict):
@@ -224,12 +236,12 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
     """Draw the example picker and the form (portfolio grid + venue settings); write a valid edit back to
     the scenario. Returns the section to plan (the last valid one) and the problems of the current edit."""
     section = get_scenario().placement
-    _init_widgets(section)
+    prefill_widgets(section)
     ss = st.session_state
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     left.selectbox("Start from an example portfolio", list(EXAMPLES), key=K_EXAMPLE, on_change=_load_example,
                    format_func=lambda k: EXAMPLES[k].label)
-    right.button("Back to the example", key="_pl_reset", on_click=_load_example, icon=":material/restart_alt:",
+    right.button("Back to the example", key=K_RESET, on_click=_load_example, icon=":material/restart_alt:",
                  width="stretch", disabled=not section.workloads)
     st.caption(f"{EXAMPLES[ss[K_EXAMPLE]].story} *Sizes are illustrative examples, not data.* One row per "
                "workload: busy hours run at the peak, the other hours at the level that makes the mean; the busy-hours "
@@ -241,16 +253,12 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
             st.markdown("**Client-wide venue rules** (on top of each workload's own; the same filters as Scoring and "
                         "Workload cost)")
             residency = offer_scope.residency_widgets(
-                K_SCOPE + "_res", section.residency,
+                K_RESIDENCY, section.residency,
                 offer_scope.certification_options(catalog, section.residency.required_certifications))
             a_, b_ = st.columns(2)
             include_outliers = offer_scope.outlier_toggle(K_SCOPE, section.scope.include_price_outliers, a_)
-            ss.setdefault(K_STALE, section.commit_on_stale_or_unknown)
-            b_.toggle("Commit on stale or unstated offers", key=K_STALE, help=STALE_HELP)
-            ss.setdefault(K_MATCH, section.match_workload_page)
-            a_.toggle("Only offers the Workload page can price", key=K_MATCH, help=MATCH_HELP)
-            ss.setdefault(K_MARKET, section.marketplace_for_every_workload)
-            b_.toggle("Marketplace hosts for every workload", key=K_MARKET, help=MARKET_HELP)
+            for box, opt in zip((b_, a_, b_), SETTINGS[2:], strict=True):  # the three opt-ins
+                box.toggle(PLACEMENT_TOGGLES[opt.field][0], key=opt.key, help=PLACEMENT_TOGGLES[opt.field][1])
         with st.expander("Venue settings: commitment term, assumed discounts, capacity", icon=":material/tune:"):
             st.markdown(reserved_note(catalog))
             a, b = st.columns(2)
@@ -269,23 +277,19 @@ def portfolio_inputs(catalog: pd.DataFrame) -> tuple[PlacementSection, list[str]
                                          width="large", format_func=lambda offer_id: labels[str(offer_id)]),
                                      "capacity_gpus": st.column_config.NumberColumn(
                                          "Most GPUs to commit", min_value=0, max_value=MAX_VENUE_CAPACITY_GPUS, step=1, required=True)})
-        st.form_submit_button("Update the plan", type="primary", icon=":material/refresh:", key="_pl_submit")
+        st.form_submit_button("Update the plan", type="primary", icon=":material/refresh:", key=K_SUBMIT)
     workloads, problems = rows_to_workloads(edited)
-    capacity = {str(r.offer_id): float(r.capacity_gpus) for r in cap.itertuples()
-                if isinstance(r.offer_id, str) and pd.notna(r.capacity_gpus)}
+    capacity = capacity_from_frame(cap)
     if problems:
         return section, problems
-    discount = ss[K_DISCOUNT] / 100 if ss[K_DISCOUNT] else None
     example = EXAMPLES.get(section.example)
     stored = [] if example and tuple(workloads) == example.workloads else workloads
     try:
-        new = PlacementSection(example=section.example, workloads=stored, commitment_term_years=TERMS[ss[K_TERM]],
-                               other_provider_discount_fraction=discount, capacity_gpus=capacity,
+        new = PlacementSection(example=section.example, workloads=stored, **read_back(SETTINGS, ss),
+                               capacity_gpus=capacity,
                                scope=section.scope.model_copy(update={"include_price_outliers": include_outliers}),
-                               residency=residency, commit_on_stale_or_unknown=bool(ss[K_STALE]),
-                               match_workload_page=bool(ss[K_MATCH]),
-                               marketplace_for_every_workload=bool(ss[K_MARKET]),
-                               horizon_months=section.horizon_months, own_cluster=section.own_cluster)
+                               residency=residency, horizon_months=section.horizon_months,
+                               own_cluster=section.own_cluster)
     except ValidationError as exc:
         return section, [f"**Settings**: {_message(e['msg'])}" for e in exc.errors()]
     if new != section:

@@ -372,6 +372,12 @@ class PlacementSection(BaseModel):
         return capacity
 
 
+#: The Scoring page's widgets hold ScoringSection's fields and its hard constraints' (ui.scoring_inputs); the
+#: Placement page's hold PlacementSection's and its own cluster's (ui.placement_view, ui.placement_compare).
+WIDGET_FIELDS.update({"sc": ScoringSection, "sc_constraints": Constraints, "pl": PlacementSection,
+                      "pl_own_cluster": OwnClusterSettings})
+
+
 #: Most offers the Providers comparison shows side by side (its picker's max_selections).
 MAX_COMPARED_OFFERS = 4
 

@@ -121,7 +121,7 @@ class Viewer:
             chart = page.locator(f"{LIVE}.st-key-sc_contributions").first
             await self.visible(verdict)
             before, chart_before = await verdict.inner_text(), await chart.inner_text()
-            slider = page.locator(".st-key-_sc_w_price_eur_per_gpu_hour").get_by_role("slider")
+            slider = page.locator(".st-key-_sc_weight_points_price_eur_per_gpu_hour").get_by_role("slider")
             value = float(await slider.input_value())
             key = "ArrowRight" if value <= 90 else "ArrowLeft"
             await slider.focus()
@@ -288,9 +288,9 @@ class WsViewer:
                 raise RuntimeError(f"GPUs set to {new}, the verdict did not change: {before!r}"[:200])
         elif name == "scoring":
             before, chart = last.text(SCORING_VERDICT), last.chart("sc_contributions")
-            value = float(widget_value(last.widget("_sc_w_price_eur_per_gpu_hour"))[0])
+            value = float(widget_value(last.widget("_sc_weight_points_price_eur_per_gpu_hour"))[0])
             new = value + 5 if value <= 90 else value - 5
-            after = await self._step(lambda: s.set("_sc_w_price_eur_per_gpu_hour", [new]))
+            after = await self._step(lambda: s.set("_sc_weight_points_price_eur_per_gpu_hour", [new]))
             if after.text(SCORING_VERDICT) in (None, before) or after.chart("sc_contributions") == chart:
                 raise RuntimeError(f"price weight set to {new:.0f}, the verdict or chart did not change")
         else:

@@ -17,6 +17,7 @@ from ui.offer_scope import (
     with_page_scope,
 )
 from ui.scenario import ClientBrief, Scenario, widget_key
+from ui.scoring_inputs import weight_key
 
 
 def test_defaults_answer_the_consultants_case():
@@ -86,13 +87,18 @@ def test_filter_offers_reads_the_price_type_in_use():
 def test_forget_widgets_drops_only_that_pages_scope_keys(monkeypatch):
     import ui.offer_scope as offer_scope
 
-    state = {"_wl_scope_gpus": ["H100"], "_wl_scope_res_certs": [], widget_key("workload", "price_type"): "spot", "_sc_eu_dc": True,
-             "_sc_scope_fit_on": True, "_sc_w_support_score": 20, "scenario": object()}
+    eu_dc, sxm = widget_key("sc_constraints", "eu_resident_only"), widget_key("sc_constraints", "sxm_only")
+    weight, price = weight_key("support_score"), widget_key("workload", "price_type")
+    pl_res, pl_stale = widget_key("pl", "residency") + "_certs", widget_key("pl", "commit_on_stale_or_unknown")
+    state = {"_wl_scope_gpus": ["H100"], "_wl_scope_res_certs": [], price: "spot", eu_dc: True, sxm: True,
+             "_sc_scope_fit_on": True, weight: 20, pl_res: [], pl_stale: True, "scenario": object()}
     monkeypatch.setattr(offer_scope.st, "session_state", state)
     offer_scope.forget_widgets("workload")
-    assert set(state) == {widget_key("workload", "price_type"), "_sc_eu_dc", "_sc_scope_fit_on", "_sc_w_support_score", "scenario"}
-    offer_scope.forget_widgets("scoring")
-    assert set(state) == {widget_key("workload", "price_type"), "_sc_w_support_score", "scenario"}
+    assert set(state) == {price, eu_dc, sxm, "_sc_scope_fit_on", weight, pl_res, pl_stale, "scenario"}
+    offer_scope.forget_widgets("scoring")  # residency toggles go; the other constraints and the weights stay
+    assert set(state) == {price, sxm, weight, pl_res, pl_stale, "scenario"}
+    offer_scope.forget_widgets("placement")
+    assert set(state) == {price, sxm, weight, pl_stale, "scenario"}
 
 
 @pytest.mark.parametrize("page", PAGES)

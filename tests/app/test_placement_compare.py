@@ -16,6 +16,9 @@ from catalog.store import CatalogStore, OfferFilter
 from engine.adapters_placement import uncommittable_reasons
 from engine.money import DEFAULT_USD_PER_EUR
 from tests.app.conftest import open_page
+from ui.placement_compare import OWN, RAMP_KEY, SUBMIT_KEY
+from ui.placement_view import K_SUBMIT
+from ui.scenario import widget_key
 
 
 def strategies(at: AppTest) -> pd.DataFrame:
@@ -79,7 +82,7 @@ def test_a_dedicated_quote_row_is_a_venue_with_its_lead_time(quote_row):
     # the main plan commits on the quote too: its facts are shown, not "not stated"
     assert facts["quote:acme-h100"] == "dedicated · 16 GPUs · 45 days lead time"
     assert all("not stated" in f for v, f in facts.items() if isinstance(v, str) and not v.startswith("quote:"))
-    at.radio(key="_plc_ramp").set_value("dedicated_plus_burst").run()
+    at.radio(key=RAMP_KEY).set_value("dedicated_plus_burst").run()
     assert not at.exception
     chart = at.get("plotly_chart")[-1]
     assert "Managed dedicated" in chart.proto.spec and "Acme GPU" in chart.proto.spec
@@ -87,34 +90,34 @@ def test_a_dedicated_quote_row_is_a_venue_with_its_lead_time(quote_row):
 
 def test_own_cluster_inputs_reach_the_scenario_and_change_the_lead_time(catalog_path):
     at = open_page("app_pages/placement.py")
-    at.number_input(key="_plc_lead").set_value(0.0)
-    at.number_input(key="_plc_fixed").set_value(8)
-    at.text_input(key="_plc_country").set_value("DE")
-    at.button(key="_plc_submit").click().run()
+    at.number_input(key=OWN["lead_time_days"]).set_value(0.0)
+    at.number_input(key=OWN["fixed_gpus"]).set_value(8)
+    at.text_input(key=OWN["country"]).set_value("DE")
+    at.button(key=SUBMIT_KEY).click().run()
     assert not at.exception
     own = at.session_state["scenario"].placement.own_cluster
     assert (own.lead_time_days, own.fixed_gpus, own.country) == (0.0, 8, "DE")
     row = strategies(at).loc[[s for s in strategies(at).index if "Own cluster" in s][0]]
     assert row["Committed GPUs"] in ("0", "8") and "182 days" not in row["Lead time"]
     assert "size fixed at 8 GPUs" in row["Assumes"] and "DE" in row["Assumes"]
-    at.toggle(key="_plc_own").set_value(False)
-    at.button(key="_plc_submit").click().run()
+    at.toggle(key=OWN["include"]).set_value(False)
+    at.button(key=SUBMIT_KEY).click().run()
     assert "no own cluster described" in strategies(at).loc[
         [s for s in strategies(at).index if "Own cluster" in s][0], "Why not"]
 
 
 def test_by_default_no_commitment_lands_on_a_stale_or_unstated_offer(catalog_path):
     at = open_page("app_pages/placement.py")
-    at.toggle(key="_pl_scope_res_eu_resident_only").set_value(False)
-    at.number_input(key="_pl_other_discount_pct").set_value(30)
-    at.button(key="_pl_submit").click().run()
+    at.toggle(key=f"{widget_key('pl', 'residency')}_eu_resident_only").set_value(False)
+    at.number_input(key=widget_key("pl", "other_provider_discount_fraction")).set_value(30)
+    at.button(key=K_SUBMIT).click().run()
     with CatalogStore(catalog_path) as store:
         frame = store.list_offers(OfferFilter(), usd_per_eur=DEFAULT_USD_PER_EUR, today=dt.date.today())
     why = dict(zip(frame["offer_id"], uncommittable_reasons(frame), strict=True))
     committed = [v for v in plan_table(at)["committed_offer_id"] if isinstance(v, str)]
     assert all(why[v] == "" for v in committed), {v: why[v] for v in committed}
-    at.toggle(key="_pl_commit_stale").set_value(True)
-    at.button(key="_pl_submit").click().run()
+    at.toggle(key=widget_key("pl", "commit_on_stale_or_unknown")).set_value(True)
+    at.button(key=K_SUBMIT).click().run()
     opted = [v for v in plan_table(at)["committed_offer_id"] if isinstance(v, str)]
     assert any(why[v] for v in opted)  # opting in lets the plan commit where it was held back
 
@@ -128,10 +131,10 @@ def test_with_the_toggle_inference_goes_only_where_the_workload_page_prices_its_
     scenario = at.session_state["scenario"]
     at.session_state["scenario"] = scenario.model_copy(update={
         "workload": scenario.workload.model_copy(update={"mode": "inference"})})
-    at.selectbox(key="_pl_example").set_value("AI start-up").run()
-    at.toggle(key="_pl_scope_res_eu_resident_only").set_value(False)
-    at.toggle(key="_pl_match_workload").set_value(True)
-    at.button(key="_pl_submit").click().run()
+    at.selectbox(key=widget_key("pl", "example")).set_value("AI start-up").run()
+    at.toggle(key=f"{widget_key('pl', 'residency')}_eu_resident_only").set_value(False)
+    at.toggle(key=widget_key("pl", "match_workload_page")).set_value(True)
+    at.button(key=K_SUBMIT).click().run()
     assert not at.exception
     assert at.session_state["scenario"].placement.match_workload_page
     priced = price_workload(at.session_state["scenario"].workload, DEFAULT_USD_PER_EUR).offers

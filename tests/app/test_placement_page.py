@@ -17,7 +17,8 @@ from engine.adapters import is_marketplace, is_single_host_listing, venues_from_
 from engine.money import DEFAULT_USD_PER_EUR
 from engine.placement import baseline_all_on_demand, place_portfolio
 from tests.app.conftest import open_page
-from ui.placement_view import EXAMPLES, K_GRID
+from ui.placement_view import EXAMPLES, K_CAP, K_GRID, K_SUBMIT
+from ui.scenario import widget_key
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV_ROW = 3  # "dev-notebooks" in the default example: may leave the EU, placed on the cheapest L40S anywhere
@@ -37,8 +38,8 @@ def placement(catalog_path) -> AppTest:
 def without_client_wide_eu_rule(at: AppTest) -> AppTest:
     """Switch off the client brief's portfolio-wide 'EU/EEA data centre only' rule (on by default), leaving each
     workload's own residency to decide: the example portfolios mix EU-only and EU-optional workloads."""
-    at.toggle(key="_pl_scope_res_eu_resident_only").set_value(False)
-    at.button(key="_pl_submit").click().run()
+    at.toggle(key=f"{widget_key('pl', 'residency')}_eu_resident_only").set_value(False)
+    at.button(key=K_SUBMIT).click().run()
     assert not at.exception
     return at
 
@@ -46,8 +47,8 @@ def without_client_wide_eu_rule(at: AppTest) -> AppTest:
 def commit_on_stale_offers(at: AppTest) -> AppTest:
     """Opt in to commitments on offers with a stale price or unstated fabric/memory (off by default, issue #29):
     the catalog's committable prices are mostly of that kind, and these tests are about other rules."""
-    at.toggle(key="_pl_commit_stale").set_value(True)
-    at.button(key="_pl_submit").click().run()
+    at.toggle(key=widget_key("pl", "commit_on_stale_or_unknown")).set_value(True)
+    at.button(key=K_SUBMIT).click().run()
     assert not at.exception
     return at
 
@@ -159,7 +160,7 @@ def test_duplicate_names_are_reported(placement):
 
 
 def test_switching_the_example_plans_its_portfolio(placement):
-    placement.selectbox(key="_pl_example").set_value("AI start-up").run()
+    placement.selectbox(key=widget_key("pl", "example")).set_value("AI start-up").run()
     assert not placement.exception
     assert list(plan_table(placement).index) == [w.name for w in EXAMPLES["AI start-up"].workloads]
     assert placement.session_state["scenario"].placement.example == "AI start-up"
@@ -169,8 +170,8 @@ def test_an_assumed_discount_for_other_providers_lets_eu_work_commit(placement):
     sensitive = EXAMPLES["EU fintech"].workloads[1].name  # EU-only training: no EU venue sells commitments
     commit_on_stale_offers(placement)
     assert plan_table(placement).loc[sensitive, "Committed GPUs"] == 0
-    placement.number_input(key="_pl_other_discount_pct").set_value(30)
-    placement.button(key="_pl_submit").click().run()  # the settings live in the form
+    placement.number_input(key=widget_key("pl", "other_provider_discount_fraction")).set_value(30)
+    placement.button(key=K_SUBMIT).click().run()  # the settings live in the form
     assert not placement.exception
     row = plan_table(placement).loc[sensitive]
     # The rate comes from the user's 30 %, not from Epoch: the plan says so (issue 14, item 7).
@@ -197,9 +198,9 @@ def test_a_venue_capacity_limits_the_commitment_there(placement):
     research = plan_table(placement).loc["research-anonymised"]
     venue, committed = research["committed_offer_id"], int(research["Committed GPUs"])
     assert committed > 2
-    placement.session_state["_pl_capacity"] = {"edited_rows": {}, "deleted_rows": [],
+    placement.session_state[K_CAP] = {"edited_rows": {}, "deleted_rows": [],
                                                "added_rows": [{"offer_id": venue, "capacity_gpus": 2}]}
-    placement.button(key="_pl_submit").click().run()
+    placement.button(key=K_SUBMIT).click().run()
     assert not placement.exception and not placement.error
     row = plan_table(placement).loc["research-anonymised"]
     assert row["committed_offer_id"] != venue or row["Committed GPUs"] <= 2
@@ -214,8 +215,8 @@ def test_a_venue_capacity_limits_the_commitment_there(placement):
 def test_client_wide_eu_data_centre_rule_keeps_every_workload_in_the_eu(placement, catalog_frame):
     """The same filter as Scoring and Workload: with 'EU/EEA data centre only' no venue outside the EU is used."""
     without_client_wide_eu_rule(placement)
-    placement.toggle(key="_pl_scope_res_eu_resident_only").set_value(True)
-    placement.button(key="_pl_submit").click().run()
+    placement.toggle(key=f"{widget_key('pl', 'residency')}_eu_resident_only").set_value(True)
+    placement.button(key=K_SUBMIT).click().run()
     assert not placement.exception
     rows = catalog_frame.set_index("offer_id")
     table = plan_table(placement)
@@ -233,10 +234,10 @@ def test_no_multi_year_commitment_on_a_marketplace_offer(placement, catalog_fram
     """With an assumed 30 % discount the research lab committed 32 GPUs for 3 years on a Vast.ai marketplace row."""
     from engine.adapters import is_marketplace
 
-    placement.selectbox(key="_pl_example").set_value("Research lab").run()
+    placement.selectbox(key=widget_key("pl", "example")).set_value("Research lab").run()
     commit_on_stale_offers(placement)
-    placement.number_input(key="_pl_other_discount_pct").set_value(30)
-    placement.button(key="_pl_submit").click().run()
+    placement.number_input(key=widget_key("pl", "other_provider_discount_fraction")).set_value(30)
+    placement.button(key=K_SUBMIT).click().run()
     assert not placement.exception
     market = set(catalog_frame.loc[is_marketplace(catalog_frame), "offer_id"])
     table = plan_table(placement)
@@ -276,7 +277,7 @@ def test_no_plan_uses_a_single_host_listing_and_marketplaces_take_only_tolerant_
     market = set(catalog_frame.loc[is_marketplace(catalog_frame), "offer_id"])
     assert hosts and any(catalog_frame.set_index("offer_id").loc[list(hosts), "is_eu_datacenter"].fillna(False))
     workloads = {w.name: w for w in EXAMPLES["AI start-up"].workloads}
-    placement.selectbox(key="_pl_example").set_value("AI start-up").run()
+    placement.selectbox(key=widget_key("pl", "example")).set_value("AI start-up").run()
     without_client_wide_eu_rule(placement)
     table = plan_table(placement)
     for name, row in table.iterrows():
@@ -291,8 +292,8 @@ def test_no_plan_uses_a_single_host_listing_and_marketplaces_take_only_tolerant_
     flagged = build_venues(frame, placement.session_state["scenario"].placement).is_marketplace_host
     assert flagged.sum() == len(market - hosts) > 0  # the engine is told which venues are marketplace rows
     before = table["Monthly cost"].sum()
-    placement.toggle(key="_pl_marketplace_all").set_value(True)
-    placement.button(key="_pl_submit").click().run()
+    placement.toggle(key=widget_key("pl", "marketplace_for_every_workload")).set_value(True)
+    placement.button(key=K_SUBMIT).click().run()
     assert not placement.exception and placement.session_state["scenario"].placement.marketplace_for_every_workload
     assert not build_venues(frame, placement.session_state["scenario"].placement).is_marketplace_host.any()
     after = plan_table(placement)

@@ -18,11 +18,12 @@ from catalog.store import CatalogStore, OfferFilter
 from engine.adapters import build_decision_matrix, price_outlier_columns
 from engine.money import DEFAULT_USD_PER_EUR
 from engine.scope import OfferScope, scope_constraints
-from engine.scoring import PRESETS, ScoringResult, rank_alternatives
+from engine.scoring import CRITERION_NAMES, PRESETS, ScoringResult, rank_alternatives
 from tests.app.conftest import open_page
 from tests.app.synthetic import add_h100_price_outlier
 from ui.offer_scope import picker_labels
-from ui.scenario import ScoringSection
+from ui.scenario import ScoringSection, widget_key
+from ui.scoring_inputs import RESET_KEY, weight_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -95,7 +96,7 @@ def test_switching_preset_changes_the_winner(scoring, catalog_path):
     cheapest = engine_ranking(catalog_path, "Cheapest inference", OfferScope())
     assert regulated.top != cheapest.top, "the data says the two presets pick different winners"
     before = ranking(scoring).iloc[0]
-    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    scoring.selectbox(key=widget_key("sc", "preset")).set_value("Cheapest inference").run()
     assert not scoring.exception
     after = ranking(scoring).iloc[0]
     assert (after["Provider"], after["GPU"], after["GPUs"], after["Region"]) != (
@@ -104,14 +105,15 @@ def test_switching_preset_changes_the_winner(scoring, catalog_path):
     assert f"**#1 {top_label(cheapest)}**" in text(scoring)
     assert len(ranking(scoring)) == len(cheapest.ids)
     # the preset set the weights and switched the constraints off
-    assert scoring.slider(key="_sc_w_price_eur_per_gpu_hour").value == 55
-    assert not scoring.toggle(key="_sc_eu_dc").value and not scoring.toggle(key="_sc_eu_jur").value
+    assert scoring.slider(key=weight_key("price_eur_per_gpu_hour")).value == 55
+    assert not scoring.toggle(key=widget_key("sc_constraints", "eu_resident_only")).value
+    assert not scoring.toggle(key=widget_key("sc_constraints", "eu_jurisdiction_only")).value
 
 
 def test_a_constraint_toggle_reduces_the_ranked_count_and_reports_why(scoring):
-    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    scoring.selectbox(key=widget_key("sc", "preset")).set_value("Cheapest inference").run()
     n_all = len(ranking(scoring))
-    scoring.toggle(key="_sc_sxm").set_value(True).run()
+    scoring.toggle(key=widget_key("sc_constraints", "sxm_only")).set_value(True).run()
     assert not scoring.exception
     n_sxm = len(ranking(scoring))
     assert 0 < n_sxm < n_all
@@ -128,7 +130,7 @@ def test_sovereign_preset_ranks_the_eu_infiniband_offers_and_explains_an_empty_r
     # so the sovereign preset ranks them; requiring BSI C5 on top empties the ranking (no C5 scope covers a GPU
     # service), and the page explains which constraint removed what.
     expected = engine_ranking(catalog_path, "Sovereign training cluster")
-    scoring.selectbox(key="_sc_preset").set_value("Sovereign training cluster").run()
+    scoring.selectbox(key=widget_key("sc", "preset")).set_value("Sovereign training cluster").run()
     assert not scoring.exception
     assert not scoring.error
     assert expected.ids and len(ranking(scoring)) == len(expected.ids)
@@ -138,7 +140,7 @@ def test_sovereign_preset_ranks_the_eu_infiniband_offers_and_explains_an_empty_r
     assert set(ranked["parent_jurisdiction"]) == {"EU"} and ranked["is_eu_datacenter"].all()
     assert ranked["inter_node"].str.startswith("InfiniBand").all()
 
-    scoring.multiselect(key="_sc_certs").set_value(["BSI-C5"]).run()
+    scoring.multiselect(key=widget_key("sc_constraints", "required_certifications")).set_value(["BSI-C5"]).run()
     assert not scoring.exception
     message = scoring.warning[0].value
     assert "No offer is left to rank" in message
@@ -160,20 +162,21 @@ def test_missing_values_show_as_not_stated(scoring):
 
 def test_a_weight_change_updates_the_verdict_and_persists(scoring):
     before = text(scoring)
-    scoring.slider(key="_sc_w_price_eur_per_gpu_hour").set_value(60).run()
+    scoring.slider(key=weight_key("price_eur_per_gpu_hour")).set_value(60).run()
     assert not scoring.exception
     assert text(scoring) != before
     assert scoring.session_state["scenario"].scoring.weight_points["price_eur_per_gpu_hour"] == 60
     scoring.switch_page("app_pages/providers.py").run()
     scoring.switch_page("app_pages/scoring.py").run()
-    assert scoring.slider(key="_sc_w_price_eur_per_gpu_hour").value == 60
-    scoring.button(key="_sc_reset").click().run()
-    assert scoring.slider(key="_sc_w_price_eur_per_gpu_hour").value == 15
+    assert scoring.slider(key=weight_key("price_eur_per_gpu_hour")).value == 60
+    scoring.button(key=RESET_KEY).click().run()
+    assert scoring.slider(key=weight_key("price_eur_per_gpu_hour")).value == 15
 
 
 def test_no_weight_at_all_asks_for_one(scoring):
+    weights = {weight_key(name) for name in CRITERION_NAMES}
     for slider in scoring.slider:
-        if slider.key and slider.key.startswith("_sc_w_"):
+        if slider.key in weights:
             slider.set_value(0)
     scoring.run()
     assert not scoring.exception
@@ -181,12 +184,12 @@ def test_no_weight_at_all_asks_for_one(scoring):
 
 
 def test_topsis_and_the_exclude_rule_run_and_are_stated(scoring):
-    scoring.radio(key="_sc_method").set_value("topsis").run()
+    scoring.radio(key=widget_key("sc", "method")).set_value("topsis").run()
     assert not scoring.exception
     assert "TOPSIS closeness" in text(scoring)
     assert any("weighted-sum view" in c.value for c in scoring.caption)
     n_worst = len(ranking(scoring))
-    scoring.radio(key="_sc_missing").set_value("exclude").run()
+    scoring.radio(key=widget_key("sc", "missing")).set_value("exclude").run()
     assert not scoring.exception
     if scoring.warning:  # every offer misses a weighted criterion: the explanation names the rule
         assert "Missing-data rule" in scoring.warning[0].value
@@ -196,9 +199,9 @@ def test_topsis_and_the_exclude_rule_run_and_are_stated(scoring):
 
 
 def test_max_price_is_entered_in_the_display_currency(scoring):
-    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    scoring.selectbox(key=widget_key("sc", "preset")).set_value("Cheapest inference").run()
     scoring.sidebar.radio(key="_currency").set_value("USD").run()
-    scoring.number_input(key="_sc_max_price").set_value(2.0).run()
+    scoring.number_input(key=widget_key("sc_constraints", "max_price_eur_per_gpu_hour")).set_value(2.0).run()
     assert not scoring.exception
     cap = scoring.session_state["scenario"].scoring.constraints.max_price_eur_per_gpu_hour
     assert cap == pytest.approx(2.0 / DEFAULT_USD_PER_EUR)
@@ -207,10 +210,10 @@ def test_max_price_is_entered_in_the_display_currency(scoring):
 
 def test_required_certification_and_eu_seat_filter_by_provider_facts(scoring, catalog_path):
     widen_to_any_gpu(scoring)
-    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    scoring.selectbox(key=widget_key("sc", "preset")).set_value("Cheapest inference").run()
     n_all = len(ranking(scoring))
-    scoring.multiselect(key="_sc_certs").set_value(["ISO27001"]).run()
-    scoring.toggle(key="_sc_eu_seat").set_value(True).run()
+    scoring.multiselect(key=widget_key("sc_constraints", "required_certifications")).set_value(["ISO27001"]).run()
+    scoring.toggle(key=widget_key("sc_constraints", "eu_legal_seat_only")).set_value(True).run()
     assert not scoring.exception
     with CatalogStore(catalog_path) as store:
         providers = store.table("providers").set_index("provider_id")
@@ -228,9 +231,9 @@ def test_required_certification_and_eu_seat_filter_by_provider_facts(scoring, ca
 
 
 def test_three_year_commitment_basis_ranks_only_offers_with_a_three_year_price(scoring, catalog_path):
-    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
-    scoring.selectbox(key="_sc_basis").set_value("reserved_3y").run()
-    scoring.radio(key="_sc_missing").set_value("exclude").run()  # an offer without that price is left out
+    scoring.selectbox(key=widget_key("sc", "preset")).set_value("Cheapest inference").run()
+    scoring.selectbox(key=widget_key("sc", "price_basis")).set_value("reserved_3y").run()
+    scoring.radio(key=widget_key("sc", "missing")).set_value("exclude").run()  # an offer without that price is left out
     assert not scoring.exception
     frame = catalog_frame(catalog_path)
     expected = engine_ranking(catalog_path, "Cheapest inference", price_basis="reserved_3y", missing="exclude")
@@ -282,7 +285,7 @@ def test_a_model_that_must_fit_decides_which_gpus_compete(scoring, catalog_path)
 
 
 def test_a_provider_ranking_beside_the_offer_ranking(scoring):
-    scoring.selectbox(key="_sc_preset").set_value("Cheapest inference").run()
+    scoring.selectbox(key=widget_key("sc", "preset")).set_value("Cheapest inference").run()
     offers_table = ranking(scoring)
     providers = next(d.value for d in scoring.dataframe if "Best offer" in d.value.columns)
     assert providers["Provider"].is_unique

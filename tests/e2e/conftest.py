@@ -117,11 +117,14 @@ _RUN_COUNTER_JS = """() => {
     window.__stRuns = 0;
     const app = document.querySelector('[data-testid="stApp"]');
     let last = app.getAttribute('data-test-script-state');
-    new MutationObserver(() => {
-      const state = app.getAttribute('data-test-script-state');
-      if (state === 'notRunning' && last !== 'notRunning') window.__stRuns += 1;
-      last = state;
-    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    // Every record's old value, then the current one: a short run can start and end within one batch of records.
+    new MutationObserver((records) => {
+      const states = records.map((r) => r.oldValue).concat([app.getAttribute('data-test-script-state')]);
+      for (const state of states.slice(1)) {
+        if (state === 'notRunning' && last !== 'notRunning') window.__stRuns += 1;
+        last = state;
+      }
+    }).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state']});
   }
   return window.__stRuns;
 }"""
@@ -146,6 +149,35 @@ def wait_idle(page) -> None:
 
     expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "notRunning",
                                                            timeout=RERUN_LIMIT_MS)
+
+
+def _same_entry(shown: str, typed: str) -> bool:
+    try:
+        return float(shown) == float(typed)
+    except ValueError:
+        return shown == typed
+
+
+def enter_value(page, box, value: str, *, tries: int = 5) -> None:
+    """Type ``value`` into a text or number input and commit it with Enter, as a user would, typing again when a
+    rerun redrew the field and dropped the edit (a number input that gets new props mid-typing shows the server's
+    value again, and Enter starts no run: a full-suite run waited 180 s for it). Returns once the app is idle with
+    the field showing ``value``; the caller waits for the content the new value changes."""
+    started = """([n]) => window.__stRuns > n || document.querySelector('[data-testid="stApp"]')
+                   .getAttribute('data-test-script-state') !== 'notRunning'"""
+    for _ in range(tries):
+        wait_idle(page)
+        before = finished_runs(page)
+        box.fill(value)
+        box.press("Enter")
+        try:  # the run the Enter starts (a quick run may come and go unseen; the field check below decides)
+            page.wait_for_function(started, arg=[before], timeout=5_000)
+        except Exception:
+            pass
+        wait_idle(page)
+        if _same_entry(box.input_value(), value):
+            return
+    raise AssertionError(f"the field did not keep {value!r}")
 
 
 def edit_first_row_cell(page, grid, columns_right: int, value: str, *, x_offset: int = 40,

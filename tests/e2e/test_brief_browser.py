@@ -5,6 +5,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import enter_value
+
 
 def test_brief_on_home_drives_every_page(page: Page, app_url: str):
     page.goto(app_url)
@@ -30,8 +32,7 @@ def test_brief_on_home_drives_every_page(page: Page, app_url: str):
     page.get_by_role("link", name="Rent or own (TCO)").click()
     horizon = page.get_by_role("spinbutton", name="Horizon (months)")
     expect(horizon).to_have_value("24", timeout=60_000)
-    horizon.fill("48")
-    horizon.press("Enter")
+    enter_value(page, horizon, "48")
     expect(page.get_by_text(re.compile(r"This page differs:.*horizon 48 months \(brief: 24 months\)"))).to_be_visible(
         timeout=30_000)
     page.get_by_role("button", name="Use the brief here").click()

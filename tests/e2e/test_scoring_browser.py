@@ -4,6 +4,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import enter_value
+
 
 def test_ranking_and_contribution_chart_update_after_a_weight_change(page: Page, app_url: str):
     page.goto(f"{app_url}/scoring")
@@ -55,7 +57,6 @@ def test_scoring_starts_like_for_like_and_ranks_providers_too(page: Page, app_ur
 
     # A memory floor above every GPU of the class (H200: 141 GB) leaves nothing to rank, and says which step did.
     memory = page.get_by_role("spinbutton", name="Min. memory per GPU (GB)")
-    memory.fill("200")
-    memory.press("Enter")
+    enter_value(page, memory, "200")
     expect(page.get_by_text(re.compile(r"No offer is left to rank"))).to_be_visible(timeout=30_000)
     expect(page.get_by_text(re.compile(r"Memory per GPU at least 200 GB: removes \d+ of \d+"))).to_be_visible()

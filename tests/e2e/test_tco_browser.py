@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import step_slider_to
+from tests.e2e.conftest import enter_value, step_slider_to
 
 
 def _money(text: str) -> float:
@@ -35,8 +35,7 @@ def test_client_case_headline_metrics_and_cumulative_chart_agree(page: Page, app
     page.keyboard.press("Enter")
     for label, value in (("GPUs in the cluster", "16"), ("Horizon (months)", "36")):
         box = page.get_by_role("spinbutton", name=label)
-        box.fill(value)
-        box.press("Enter")
+        enter_value(page, box, value)
         expect(box).to_have_value(value, timeout=20_000)
     step_slider_to(page, page.get_by_role("slider").first, 0.60)
     headline = page.get_by_text(re.compile(r"^Over 3 years at 60% utilisation, .* is the cheapest way to run 16 GPUs"))

@@ -5,6 +5,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import enter_value
+
 
 def test_ranking_table_and_scatter_render_and_follow_an_input(page: Page, app_url: str):
     page.goto(f"{app_url}/workload")
@@ -24,8 +26,7 @@ def test_ranking_table_and_scatter_render_and_follow_an_input(page: Page, app_ur
     verdict_before = verdict.inner_text()
 
     gpus = page.get_by_label("GPUs", exact=True)
-    gpus.fill("128")
-    gpus.press("Enter")
+    enter_value(page, gpus, "128")
     expect(fastest).not_to_have_text(before, timeout=30_000)
     expect(verdict).not_to_have_text(verdict_before, timeout=30_000)
     expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import step_slider_to, visit_tco_then_workload
+from tests.e2e.conftest import enter_value, step_slider_to, visit_tco_then_workload
 
 
 def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browser, app_url: str):
@@ -26,8 +26,7 @@ def test_share_link_reproduces_inputs_from_two_pages(page: Page, browser: Browse
     verdict_line = page.locator('[data-testid="stMarkdownContainer"] p').filter(has_text="Cheapest:").first
     expect(verdict_line).to_be_visible(timeout=30_000)
     before = verdict_line.inner_text()
-    gpus.fill("128")
-    gpus.press("Enter")
+    enter_value(page, gpus, "128")
     expect(verdict_line).not_to_have_text(before, timeout=30_000)  # the server has the new value
     verdict = verdict_line.inner_text()
 
@@ -128,8 +127,7 @@ def test_the_next_download_reflects_a_changed_input(page: Page, app_url: str):
     page.get_by_role("link", name="Rent or own (TCO)").click()
     gpus = page.get_by_label("GPUs in the cluster")
     expect(gpus).to_have_value("16", timeout=60_000)
-    gpus.fill("64")
-    gpus.press("Enter")
+    enter_value(page, gpus, "64")
     expect(page.get_by_text(re.compile(r"run 64 GPUs"))).to_be_visible(timeout=60_000)
 
     _open_export(page)
@@ -165,8 +163,7 @@ def test_reload_and_back_restore_the_scenario(page: Page, app_url: str):
     page.goto(f"{app_url}/tco")
     gpus = page.get_by_label("GPUs in the cluster")
     expect(gpus).to_have_value("16", timeout=60_000)
-    gpus.fill("64")
-    gpus.press("Enter")
+    enter_value(page, gpus, "64")
     expect(page.get_by_text(re.compile(r"run 64 GPUs"))).to_be_visible(timeout=60_000)
     expect(page).to_have_url(re.compile(r"[?&]s=v\d+\."), timeout=30_000)
     page.reload()

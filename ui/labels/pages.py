@@ -130,6 +130,24 @@ PLACEMENT_GRID_LABELS = {
     "busy_days_per_week": "Busy d/week", "first_busy_hour": "Busy from", "min_gpu_memory_gb": "Min GB",
     "needs_nvlink": "NVLink",
 }
+#: The venue opt-ins: PlacementSection field -> (toggle label, help).
+PLACEMENT_TOGGLES = {
+    "commit_on_stale_or_unknown": (
+        "Commit on stale or unstated offers",
+        "Off (default): no commitment is placed on an offer whose price is older than the catalog's staleness limit "
+        "or whose fabric or memory is not stated; such offers are still used pay-as-you-go. On: you accept that "
+        "risk, as with price outliers."),
+    "match_workload_page": (
+        "Only offers the Workload page can price",
+        "On: workloads of the Workload page's kind (its training job or its inference service) are placed only on "
+        "offers that page's engine can price for that job (memory, GPUs per node, fabric stated). Off (default): "
+        "any offer of the right GPU class."),
+    "marketplace_for_every_workload": (
+        "Marketplace hosts for every workload",
+        "Off (default): a marketplace host (one third-party machine at a host-set price, no SLA, gone once rented) "
+        "takes only workloads that tolerate interruptions (Spot OK) or development work. On: any workload may run "
+        "there."),
+}
 
 # -- Catalog editor ---------------------------------------------------------------------------------------------
 #: The tables the editor edits, in tab order -> tab label.
