@@ -69,7 +69,7 @@ INPUTS = [
               lambda k: round(3.0 + 0.1 * k, 2)),
     PageInput("app_pages/tco.py", "slider", "_tco_utilisation_fraction", "utilisation slider",
               lambda k: round(0.30 + 0.01 * k, 2)),
-    PageInput("app_pages/workload.py", "number_input", "_workload_training_n_gpus", "GPUs",
+    PageInput("app_pages/workload.py", "number_input", "_wl_training_n_gpus", "GPUs",
               lambda k: 64 + 8 * (k + 1)),
     PageInput("app_pages/scoring.py", "slider", "_sc_weight_points_price_eur_per_gpu_hour", "price weight slider",
               lambda k: 16 + k),

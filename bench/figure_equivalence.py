@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Session state set after the input changes, one rerun each: the tabs a page draws only when open.
 EXTRA = {"app_pages/providers.py": [("prov_tab", t) for t in ("Compare offers", "Legal seat & certifications",
                                                               "GPU specs")],
-         "app_pages/workload.py": [("_workload_mode", "inference")]}
+         "app_pages/workload.py": [("_wl_mode", "inference")]}
 CHART_MODULES = ["ui.charts", "ui.tco_charts", "ui.scoring_charts", "ui.workload_charts", "ui.placement_charts"]
 
 

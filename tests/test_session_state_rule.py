@@ -104,5 +104,5 @@ def test_no_ui_module_or_page_spells_a_derived_key_by_hand():
 def test_the_spelled_key_check_sees_a_hand_kept_table():
     source = ('KEYS = {"cluster_gpus": "_tco_cluster_gpus", "x": "_tco_not_a_field"}\n'
               'k = widget_key("tco", "horizon_months")\n'
-              'GPUS = "_workload_training_n_gpus"\n')  # a field of the section's nested training job
-    assert spelled_widget_keys(source) == ["_tco_cluster_gpus", "_workload_training_n_gpus"]
+              'GPUS = "_wl_training_n_gpus"\n')  # a field of the section's nested training job
+    assert spelled_widget_keys(source) == ["_tco_cluster_gpus", "_wl_training_n_gpus"]

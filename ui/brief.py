@@ -131,8 +131,8 @@ def _reset_widgets(pages: tuple[str, ...]) -> None:
         if page in pages:
             offer_scope.forget_widgets(page)
     if "workload" in pages:
-        for key in (widget_key("workload", "training.n_gpus"), workload_inputs.LAYOUT_KEY,
-                    widget_key("workload", "inference.target_utilisation_fraction")):
+        for key in (widget_key("wl", "training.n_gpus"), workload_inputs.LAYOUT_KEY,
+                    widget_key("wl", "inference.target_utilisation_fraction")):
             st.session_state.pop(key, None)
     if "placement" in pages:  # the portfolio grid redraws from the brief's workload
         from ui.placement_view import K_BASE, K_GRID  # lazy: the Placement page's module is large

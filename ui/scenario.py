@@ -161,7 +161,7 @@ def widget_key(section: str, field: str) -> str:
     """Session-state key of the widget holding ``field`` of ``section``: ``"_<section>_<field>"``
     (``widget_key("tco", "horizon_months") == "_tco_horizon_months"``; the same key names the widget's CSS class
     ``st-key-...`` that bench/ and the browser tests find). ``field`` may be a dotted path into a nested model, its
-    dots written as underscores (``widget_key("workload", "training.n_gpus") == "_workload_training_n_gpus"``).
+    dots written as underscores (``widget_key("wl", "training.n_gpus") == "_wl_training_n_gpus"``).
 
     Raises KeyError for a section without derived keys (:data:`WIDGET_FIELDS`) or a field its model (or the
     nested model on the path) lacks, so a misspelt field fails on the first run instead of naming a widget nobody
@@ -218,9 +218,6 @@ class WorkloadSection(BaseModel):
                                      required_certifications=DEFAULT_BRIEF.required_certifications)
 
     _scope_in_range = field_validator("scope")(classmethod(lambda cls, scope: scope_within_widgets(scope)))
-
-
-WIDGET_FIELDS["workload"] = WorkloadSection  # the Workload page's inputs (ui.workload_inputs.INPUTS)
 
 
 def workload_modes(section: WorkloadSection) -> tuple[str, ...]:
@@ -373,9 +370,10 @@ class PlacementSection(BaseModel):
 
 
 #: The Scoring page's widgets hold ScoringSection's fields and its hard constraints' (ui.scoring_inputs); the
-#: Placement page's hold PlacementSection's and its own cluster's (ui.placement_view, ui.placement_compare).
+#: Placement page's hold PlacementSection's and its own cluster's (ui.placement_view, ui.placement_compare); the
+#: Workload page's hold WorkloadSection's, its job's and its service's (dotted paths, ui.workload_inputs.INPUTS).
 WIDGET_FIELDS.update({"sc": ScoringSection, "sc_constraints": Constraints, "pl": PlacementSection,
-                      "pl_own_cluster": OwnClusterSettings})
+                      "pl_own_cluster": OwnClusterSettings, "wl": WorkloadSection})
 
 
 #: Most offers the Providers comparison shows side by side (its picker's max_selections).

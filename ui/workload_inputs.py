@@ -44,13 +44,14 @@ from ui.quotes import offers_with_quotes
 from ui.scenario import WorkloadSection, get_scenario, update_scenario, widget_key
 from ui.workload_pricing import PRICE_COLUMN
 
-SECTION = "workload"  # the scenario section the inputs hold (ui.scenario.WIDGET_FIELDS)
+SECTION = "wl"  # the scenario section the inputs hold (ui.scenario.WIDGET_FIELDS)
 CUSTOM = "custom"  # the preset selectbox's entry for a model of no preset
 #: Widget keys of inputs that are no field of the section: the layout radio (auto: TP / PP / CP searched per
-#: offer; manual: the typed degrees), the "published tokens" button and the offer-scope widgets' prefix.
+#: offer; manual: the typed degrees) and the "published tokens" button.
 LAYOUT_KEY = "_wl_t_layout"
 PUBLISHED_TOKENS_KEY = "_wl_t_published"
-SCOPE_KEY = "_wl_scope"
+#: Prefix of the offer-scope widgets' keys (ui.offer_scope; its residency toggles under SCOPE_KEY + "_res").
+SCOPE_KEY = widget_key(SECTION, "scope")
 
 Mode = Literal["training", "inference"]
 

@@ -80,7 +80,7 @@ def test_switching_the_page_to_inference_keeps_training_in_the_exports(catalog_p
     from ui.workshop import key_results
 
     at = open_page("app_pages/workload.py")
-    at.segmented_control(key=widget_key("workload", "mode")).set_value("inference").run()
+    at.segmented_control(key=widget_key("wl", "mode")).set_value("inference").run()
     assert not at.exception
     scenario = at.session_state["scenario"]
     assert scenario.workload.mode == "inference" and scenario.workload.computed_modes == ("training",)

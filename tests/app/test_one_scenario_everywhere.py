@@ -53,7 +53,7 @@ def built(catalog_path):
     cheapest = re.search(r"Cheapest: .*? at (€[\d,]+) per job, ([\d.]+ days)", _texts(at))
     assert cheapest and cheapest.group(1) == page["training cost"]
     page["training time"] = cheapest.group(2)
-    at.segmented_control(key=widget_key("workload", "mode")).set_value("inference").run()
+    at.segmented_control(key=widget_key("wl", "mode")).set_value("inference").run()
     assert not at.exception
     page["inference at load"] = _metric(at, "Per million tokens at 60% load")
     page["inference at volume"] = _metric(at, "Per million tokens at your volume")

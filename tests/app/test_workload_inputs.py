@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 import ui.workload_inputs as wi
 from engine.workload import TrainingJob
+from tests.app.conftest import open_page
 from ui.scenario import WorkloadSection, widget_key
 from ui.workload_inputs import INPUT, INPUTS, LAYOUT_KEY, WidgetField, section_from_widgets, widget_values
 
@@ -22,7 +23,7 @@ DEFAULT = WorkloadSection()
 
 
 def wl(path: str) -> str:
-    return widget_key("workload", path)
+    return widget_key("wl", path)
 
 
 def _same(a: object, b: object) -> bool:
@@ -39,7 +40,7 @@ def round_trip(section: WorkloadSection) -> WorkloadSection:
 
 def test_every_key_in_the_table_is_the_derived_key_of_a_real_field():
     for row in INPUTS:
-        assert row.key == wl(row.path) == "_workload_" + row.path.replace(".", "_")
+        assert row.key == wl(row.path) == "_wl_" + row.path.replace(".", "_")
         *parents, name = row.path.split(".")
         model: type[BaseModel] = WorkloadSection
         for part in parents:
@@ -47,9 +48,9 @@ def test_every_key_in_the_table_is_the_derived_key_of_a_real_field():
         assert name in model.model_fields, row.path
     keys = [row.key for row in INPUTS]
     assert len(set(keys)) == len(keys) == len(INPUT)
-    assert LAYOUT_KEY not in keys and wi.SCOPE_KEY not in keys
+    assert LAYOUT_KEY not in keys and wi.PUBLISHED_TOKENS_KEY not in keys and wi.SCOPE_KEY == wl("scope")
     assert set(widget_values(DEFAULT)) == {*keys, LAYOUT_KEY}
-    assert wl("training.n_gpus") == "_workload_training_n_gpus"  # the key bench/ and its CSS class st-key-... use
+    assert wl("training.n_gpus") == "_wl_training_n_gpus"  # the key bench/ and its CSS class st-key-... use
 
 
 @pytest.mark.parametrize("path", ["training.n_gpu", "trainin.n_gpus", "inference.training_tokens",
@@ -141,3 +142,27 @@ def test_the_read_back_follows_the_layout_and_batch_switches():
     assert (job.tensor_parallel_degree, job.pipeline_parallel_degree, job.context_parallel_degree) == (None, None, 1)
     assert job.is_global_batch_default and job.global_batch_tokens != section.training.global_batch_tokens
     assert job.n_gpus_reserved is None
+
+
+def _keys_on(at) -> tuple[set[str], set[str]]:
+    """The Workload keys in the session state, and those of the widgets drawn."""
+    state = {k for k in at.session_state._state.filtered_state if isinstance(k, str) and k.startswith("_wl")}
+    kinds = (at.button, at.multiselect, at.number_input, at.segmented_control, at.selectbox, at.toggle)
+    return state, {w.key for kind in kinds for w in kind if w.key and w.key.startswith("_wl")}
+
+
+def test_every_key_on_the_running_page_is_a_table_key_or_a_named_one(catalog_path):
+    """No stray key: each ``_wl`` key is a row's, a named one or an offer-scope widget's; each row has a widget."""
+    at = open_page("app_pages/workload.py")
+    state, drawn = _keys_on(at)
+    at.segmented_control(key=wl("mode")).set_value("inference").run()
+    assert not at.exception
+    state_i, drawn_i = _keys_on(at)
+    table = {row.key for row in INPUTS}
+    named = {LAYOUT_KEY, wi.PUBLISHED_TOKENS_KEY}
+    stray = {k for k in state | state_i | drawn | drawn_i if k not in table | named
+             and not k.startswith(wi.SCOPE_KEY + "_")}
+    assert stray == set()
+    # every row's widget is drawn in one mode or the other; the typed batch only while the default rule is off
+    assert table - drawn - drawn_i == {wl("training.global_batch_tokens")}
+    assert table <= state | state_i  # the prefill gave every widget its value

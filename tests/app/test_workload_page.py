@@ -20,7 +20,7 @@ PAGE = "app_pages/workload.py"
 
 def wl(path: str) -> str:
     """Key of the Workload input holding ``path`` of the scenario's WorkloadSection."""
-    return widget_key("workload", path)
+    return widget_key("wl", path)
 
 
 @pytest.fixture
