@@ -17,6 +17,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from ui.scenario import WIDGET_FIELDS, widget_key
 
@@ -69,9 +70,19 @@ def test_the_check_sees_reads_writes_imports_and_getattr():
 # --- widget keys derive from the section's field names -----------------------------------------------------------
 
 
+def field_paths(model: type[BaseModel], prefix: str = "") -> list[str]:
+    """Every field of ``model`` and, dotted, of the models nested in it (``"training.n_gpus"``)."""
+    paths = []
+    for name, info in model.model_fields.items():
+        paths.append(prefix + name)
+        if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+            paths += field_paths(info.annotation, f"{prefix}{name}.")
+    return paths
+
+
 def spelled_widget_keys(source: str) -> list[str]:
     """String literals in ``source`` that are a derived widget key (``"_tco_horizon_months"``) written by hand."""
-    derived = {widget_key(section, field) for section, model in WIDGET_FIELDS.items() for field in model.model_fields}
+    derived = {widget_key(section, path) for section, model in WIDGET_FIELDS.items() for path in field_paths(model)}
     return sorted(node.value for node in ast.walk(ast.parse(source))
                   if isinstance(node, ast.Constant) and node.value in derived)
 
@@ -92,5 +103,6 @@ def test_no_ui_module_or_page_spells_a_derived_key_by_hand():
 
 def test_the_spelled_key_check_sees_a_hand_kept_table():
     source = ('KEYS = {"cluster_gpus": "_tco_cluster_gpus", "x": "_tco_not_a_field"}\n'
-              'k = widget_key("tco", "horizon_months")\n')
-    assert spelled_widget_keys(source) == ["_tco_cluster_gpus"]
+              'k = widget_key("tco", "horizon_months")\n'
+              'GPUS = "_wl_training_n_gpus"\n')  # a field of the section's nested training job
+    assert spelled_widget_keys(source) == ["_tco_cluster_gpus", "_wl_training_n_gpus"]

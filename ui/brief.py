@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 from pydantic import ValidationError
 
-from ui import brief_scope, offer_scope
+from ui import brief_scope, offer_scope, workload_inputs
 from ui.format import plain
 from ui.scenario import (
     GPU_CLASSES,
@@ -131,7 +131,8 @@ def _reset_widgets(pages: tuple[str, ...]) -> None:
         if page in pages:
             offer_scope.forget_widgets(page)
     if "workload" in pages:
-        for key in ("_wl_t_gpus", "_wl_t_layout", "_wl_i_util_pct"):
+        for key in (widget_key("wl", "training.n_gpus"), workload_inputs.LAYOUT_KEY,
+                    widget_key("wl", "inference.target_utilisation_fraction")):
             st.session_state.pop(key, None)
     if "placement" in pages:  # the portfolio grid redraws from the brief's workload
         from ui.placement_view import K_BASE, K_GRID  # lazy: the Placement page's module is large

@@ -102,10 +102,10 @@ def residency_from_brief(brief: ClientBrief) -> Residency:
 
 
 #: Widget-state key prefixes of each page's scope controls (Scoring's residency toggles are its constraints'; the
-#: Scoring and Placement keys derive from the section fields, ui.scenario.widget_key).
+#: pages' scope keys derive from the section fields, ui.scenario.widget_key).
 WIDGET_PREFIXES = {
     "scoring": (widget_key("sc", "scope") + "_", *(widget_key("sc_constraints", name) for name in Residency.model_fields)),
-    "workload": ("_wl_scope_",),
+    "workload": (widget_key("wl", "scope") + "_",),
     "placement": (widget_key("pl", "scope") + "_", widget_key("pl", "residency") + "_"),
 }
 

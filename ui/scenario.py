@@ -160,14 +160,22 @@ WIDGET_FIELDS: dict[str, type[BaseModel]] = {"tco": TcoInputs}
 def widget_key(section: str, field: str) -> str:
     """Session-state key of the widget holding ``field`` of ``section``: ``"_<section>_<field>"``
     (``widget_key("tco", "horizon_months") == "_tco_horizon_months"``; the same key names the widget's CSS class
-    ``st-key-...`` that bench/ and the browser tests find).
+    ``st-key-...`` that bench/ and the browser tests find). ``field`` may be a dotted path into a nested model, its
+    dots written as underscores (``widget_key("wl", "training.n_gpus") == "_wl_training_n_gpus"``).
 
-    Raises KeyError for a section without derived keys (:data:`WIDGET_FIELDS`) or a field its model lacks, so a
-    misspelt field fails on the first run instead of naming a widget nobody reads."""
+    Raises KeyError for a section without derived keys (:data:`WIDGET_FIELDS`) or a field its model (or the
+    nested model on the path) lacks, so a misspelt field fails on the first run instead of naming a widget nobody
+    reads."""
     model = WIDGET_FIELDS[section]
-    if field not in model.model_fields:
-        raise KeyError(f"{field!r} is not a field of {model.__name__} (section {section!r})")
-    return f"_{section}_{field}"
+    *parents, name = field.split(".")
+    for part in parents:
+        nested = model.model_fields[part].annotation if part in model.model_fields else None
+        if not (isinstance(nested, type) and issubclass(nested, BaseModel)):
+            raise KeyError(f"{part!r} is not a nested model of {model.__name__} (section {section!r})")
+        model = nested
+    if name not in model.model_fields:
+        raise KeyError(f"{name!r} is not a field of {model.__name__} (section {section!r}, path {field!r})")
+    return f"_{section}_{field.replace('.', '_')}"
 
 
 class WorkloadSection(BaseModel):
@@ -362,9 +370,10 @@ class PlacementSection(BaseModel):
 
 
 #: The Scoring page's widgets hold ScoringSection's fields and its hard constraints' (ui.scoring_inputs); the
-#: Placement page's hold PlacementSection's and its own cluster's (ui.placement_view, ui.placement_compare).
+#: Placement page's hold PlacementSection's and its own cluster's (ui.placement_view, ui.placement_compare); the
+#: Workload page's hold WorkloadSection's, its job's and its service's (dotted paths, ui.workload_inputs.INPUTS).
 WIDGET_FIELDS.update({"sc": ScoringSection, "sc_constraints": Constraints, "pl": PlacementSection,
-                      "pl_own_cluster": OwnClusterSettings})
+                      "pl_own_cluster": OwnClusterSettings, "wl": WorkloadSection})
 
 
 #: Most offers the Providers comparison shows side by side (its picker's max_selections).

@@ -110,7 +110,7 @@ class Viewer:
             verdict = page.locator(LIVE).filter(has_text=WORKLOAD_VERDICT).first
             await self.visible(verdict)
             before = await verdict.inner_text()
-            gpus = page.locator(".st-key-_wl_t_gpus input")
+            gpus = page.locator(".st-key-_wl_training_n_gpus input")
             new = "256" if await gpus.input_value() == "128" else "128"
             await gpus.fill(new)
             await gpus.press("Enter")
@@ -282,8 +282,8 @@ class WsViewer:
             self.utilisation = target
         elif name == "workload":
             before = last.text(WORKLOAD_VERDICT)
-            new = 256 if widget_value(last.widget("_wl_t_gpus")) == 128 else 128
-            after = await self._step(lambda: s.set("_wl_t_gpus", new))
+            new = 256 if widget_value(last.widget("_wl_training_n_gpus")) == 128 else 128
+            after = await self._step(lambda: s.set("_wl_training_n_gpus", new))
             if after.text(WORKLOAD_VERDICT) in (None, before):
                 raise RuntimeError(f"GPUs set to {new}, the verdict did not change: {before!r}"[:200])
         elif name == "scoring":

@@ -13,7 +13,7 @@ from ui.brief import (
     tco_differences,
     workload_differences,
 )
-from ui.scenario import ClientBrief, Scenario
+from ui.scenario import ClientBrief, Scenario, widget_key
 from ui.workshop import decode_link, encode_link
 
 
@@ -96,7 +96,7 @@ def test_home_form_applies_the_brief_to_tco_scoring_and_providers(catalog_path):
 
     at.switch_page("app_pages/workload.py").run()
     assert not at.exception
-    assert at.number_input(key="_wl_t_gpus").value == 32
+    assert at.number_input(key=widget_key("wl", "training.n_gpus")).value == 32
     assert at.session_state["scenario"].workload.residency.eu_jurisdiction_only
     assert any("this page follows it" in c.value for c in at.caption)
 

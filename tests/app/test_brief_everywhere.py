@@ -10,7 +10,7 @@ import pytest
 
 from tests.app.conftest import open_page
 from ui.brief_scope import BRIEF_WORKLOAD, brief_workload
-from ui.scenario import ClientBrief
+from ui.scenario import ClientBrief, widget_key
 
 NOTHING = "No offer in the catalog meets the whole brief"
 
@@ -70,9 +70,9 @@ def test_tco_picker_keeps_eu_regions_only_under_an_eu_brief(catalog_path):
 
 def test_inference_uses_the_briefs_utilisation(c5):
     at = c5.switch_page("app_pages/workload.py").run()
-    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    at.segmented_control(key=widget_key("wl", "mode")).set_value("inference").run()
     assert not at.exception
-    assert at.number_input(key="_wl_i_util_pct").value == pytest.approx(60.0)
+    assert at.number_input(key=widget_key("wl", "inference.target_utilisation_fraction")).value == pytest.approx(60.0)
     assert at.session_state["scenario"].workload.inference.target_utilisation_fraction == pytest.approx(0.6)
     assert NOTHING in _texts(at)
 

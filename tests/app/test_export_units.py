@@ -10,7 +10,7 @@ import re
 import pytest
 
 from tests.app.conftest import open_page
-from ui.scenario import Scenario, WorkloadSection
+from ui.scenario import Scenario, WorkloadSection, widget_key
 
 # At full load (the default follows the brief's 60 %, issue #27.3): the headers then read "at full load".
 _FULL_LOAD = WorkloadSection().inference.model_copy(update={"target_utilisation_fraction": 1.0})
@@ -80,7 +80,7 @@ def test_switching_the_page_to_inference_keeps_training_in_the_exports(catalog_p
     from ui.workshop import key_results
 
     at = open_page("app_pages/workload.py")
-    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    at.segmented_control(key=widget_key("wl", "mode")).set_value("inference").run()
     assert not at.exception
     scenario = at.session_state["scenario"]
     assert scenario.workload.mode == "inference" and scenario.workload.computed_modes == ("training",)

@@ -88,17 +88,17 @@ def test_forget_widgets_drops_only_that_pages_scope_keys(monkeypatch):
     import ui.offer_scope as offer_scope
 
     eu_dc, sxm = widget_key("sc_constraints", "eu_resident_only"), widget_key("sc_constraints", "sxm_only")
-    weight = weight_key("support_score")
+    weight, price = weight_key("support_score"), widget_key("wl", "price_type")
     pl_res, pl_stale = widget_key("pl", "residency") + "_certs", widget_key("pl", "commit_on_stale_or_unknown")
-    state = {"_wl_scope_gpus": ["H100"], "_wl_scope_res_certs": [], "_wl_price": "spot", eu_dc: True, sxm: True,
+    state = {"_wl_scope_gpus": ["H100"], "_wl_scope_res_certs": [], price: "spot", eu_dc: True, sxm: True,
              "_sc_scope_fit_on": True, weight: 20, pl_res: [], pl_stale: True, "scenario": object()}
     monkeypatch.setattr(offer_scope.st, "session_state", state)
     offer_scope.forget_widgets("workload")
-    assert set(state) == {"_wl_price", eu_dc, sxm, "_sc_scope_fit_on", weight, pl_res, pl_stale, "scenario"}
+    assert set(state) == {price, eu_dc, sxm, "_sc_scope_fit_on", weight, pl_res, pl_stale, "scenario"}
     offer_scope.forget_widgets("scoring")  # residency toggles go; the other constraints and the weights stay
-    assert set(state) == {"_wl_price", sxm, weight, pl_res, pl_stale, "scenario"}
+    assert set(state) == {price, sxm, weight, pl_res, pl_stale, "scenario"}
     offer_scope.forget_widgets("placement")
-    assert set(state) == {"_wl_price", sxm, weight, pl_stale, "scenario"}
+    assert set(state) == {price, sxm, weight, pl_stale, "scenario"}
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -14,6 +14,7 @@ import re
 import pytest
 
 from tests.app.conftest import open_page
+from ui.scenario import widget_key
 
 OFFER = "scaleway-h100-sxm-h100-sxm-8-80g-fr-par-2-eur"
 
@@ -52,7 +53,7 @@ def built(catalog_path):
     cheapest = re.search(r"Cheapest: .*? at (€[\d,]+) per job, ([\d.]+ days)", _texts(at))
     assert cheapest and cheapest.group(1) == page["training cost"]
     page["training time"] = cheapest.group(2)
-    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    at.segmented_control(key=widget_key("wl", "mode")).set_value("inference").run()
     assert not at.exception
     page["inference at load"] = _metric(at, "Per million tokens at 60% load")
     page["inference at volume"] = _metric(at, "Per million tokens at your volume")

@@ -9,11 +9,18 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import open_page
 from tests.app.synthetic import add_h100_price_outlier
+from ui.scenario import widget_key
+from ui.workload_inputs import LAYOUT_KEY
 from ui.workload_view import pareto_front
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGE = "app_pages/workload.py"
+
+
+def wl(path: str) -> str:
+    """Key of the Workload input holding ``path`` of the scenario's WorkloadSection."""
+    return widget_key("wl", path)
 
 
 @pytest.fixture
@@ -50,7 +57,7 @@ def test_workload_page_ranks_offers_on_first_load(at):
 def test_fp8_ready_changes_h100_costs_and_not_a100_costs(at):
     at.multiselect(key="_wl_scope_gpus").set_value([]).run()  # any GPU class: H100 and A100 side by side
     before = ranking(at)
-    at.toggle(key="_wl_t_fp8").set_value(True).run()
+    at.toggle(key=wl("training.is_fp8_ready")).set_value(True).run()
     assert not at.exception
     after = ranking(at).loc[before.index]
     h100 = before["gpu"].str.startswith("H100")
@@ -68,22 +75,22 @@ def test_fp8_ready_changes_h100_costs_and_not_a100_costs(at):
 
 
 def test_invalid_input_shows_a_message_not_a_traceback(at):
-    at.segmented_control(key="_wl_t_layout").set_value("manual").run()
-    at.number_input(key="_wl_t_tp").set_value(3).run()  # 64 GPUs are not a multiple of 3
+    at.segmented_control(key=LAYOUT_KEY).set_value("manual").run()
+    at.number_input(key=wl("training.tensor_parallel_degree")).set_value(3).run()  # 64 GPUs are not a multiple of 3
     assert not at.exception
     assert any("**GPUs** must be a multiple of the **tensor-parallel" in e.value for e in at.error)
     assert not at.dataframe  # nothing priced from an invalid input
-    at.number_input(key="_wl_t_tp").set_value(8)
-    at.number_input(key="_wl_t_tokens_b").set_value(2e7).run()  # 2e16 tokens > 1e16
+    at.number_input(key=wl("training.tensor_parallel_degree")).set_value(8)
+    at.number_input(key=wl("training.training_tokens")).set_value(2e7).run()  # 2e16 tokens > 1e16
     assert not at.exception
     assert any("**Training tokens** must be at most 10,000,000 billion" in e.value for e in at.error)
-    at.number_input(key="_wl_t_tokens_b").set_value(100.0).run()
+    at.number_input(key=wl("training.training_tokens")).set_value(100.0).run()
     assert not at.error and len(ranking(at)) >= 10
 
 
 def test_assume_default_policy_prices_more_offers_and_lists_the_defaults(at):
     excluded = len(ranking(at))
-    at.segmented_control(key="_wl_policy").set_value("assume_default").run()
+    at.segmented_control(key=wl("missing_fabric")).set_value("assume_default").run()
     assert not at.exception
     table = ranking(at)
     assert len(table) > excluded
@@ -94,7 +101,7 @@ def test_assume_default_policy_prices_more_offers_and_lists_the_defaults(at):
 
 
 def test_inference_mode_ranks_by_cost_per_million_tokens(at):
-    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    at.segmented_control(key=wl("mode")).set_value("inference").run()
     assert not at.exception and not at.error
     table = ranking(at)
     assert len(table) >= 10
@@ -102,8 +109,8 @@ def test_inference_mode_ranks_by_cost_per_million_tokens(at):
     assert meets["cost_eur"].is_monotonic_increasing
     assert (table["gpus_needed"] >= table["tensor_parallel_degree"]).all()
     assert any("per million tokens" in m.value for m in at.markdown)
-    at.toggle(key="_wl_i_batch_auto").set_value(False).run()  # the typed batch size on every offer
-    at.number_input(key="_wl_i_batch").set_value(1).run()
+    at.toggle(key=wl("batch_auto")).set_value(False).run()  # the typed batch size on every offer
+    at.number_input(key=wl("inference.batch_size")).set_value(1).run()
     assert not at.exception
     assert (ranking(at)["request_latency_s"].min() < table["request_latency_s"].min())
 
@@ -112,10 +119,10 @@ def test_the_batch_search_is_never_dearer_than_the_typed_batch_within_the_latenc
     """#26 serving: an operator raises the concurrency cap while requests meet the latency target. With the search
     on (default), each offer's cost per million tokens is at most its cost at the typed batch (16, one of the caps
     tried) wherever that batch meets the target, and every offer reported as meeting the target does."""
-    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    at.segmented_control(key=wl("mode")).set_value("inference").run()
     assert at.session_state["scenario"].workload.batch_auto
     searched = ranking(at)
-    at.toggle(key="_wl_i_batch_auto").set_value(False).run()
+    at.toggle(key=wl("batch_auto")).set_value(False).run()
     assert not at.exception and not at.session_state["scenario"].workload.batch_auto
     typed = ranking(at)
     target = at.session_state["scenario"].workload.latency_target_s
@@ -129,14 +136,14 @@ def test_the_batch_search_is_never_dearer_than_the_typed_batch_within_the_latenc
 
 
 def test_preset_fills_the_model_and_inputs_survive_a_page_change(at):
-    at.selectbox(key="_wl_preset").set_value("llama-3-8b").run()
-    assert at.number_input(key="_wl_t_params_b").value == pytest.approx(8.0)
-    at.number_input(key="_wl_t_gpus").set_value(16).run()
+    at.selectbox(key=wl("preset")).set_value("llama-3-8b").run()
+    assert at.number_input(key=wl("training.n_params")).value == pytest.approx(8.0)
+    at.number_input(key=wl("training.n_gpus")).set_value(16).run()
     at.switch_page("app_pages/providers.py").run()
     at.switch_page(PAGE).run()
     assert not at.exception
-    assert at.number_input(key="_wl_t_gpus").value == 16
-    assert at.number_input(key="_wl_t_params_b").value == pytest.approx(8.0)
+    assert at.number_input(key=wl("training.n_gpus")).value == 16
+    assert at.number_input(key=wl("training.n_params")).value == pytest.approx(8.0)
     assert at.session_state["scenario"].workload.training.model_name == "llama-3-8b"
 
 
@@ -176,7 +183,7 @@ def test_one_and_three_year_commitment_prices_rank_only_offers_with_that_term(at
     # user opts in with "Use price outliers" (issue #29.4; test_a_multi_year_price_on_a_stale_offer_is_left_out).
     at.toggle(key="_wl_scope_outliers").set_value(True).run()
     for choice, column in (("reserved-1y", "reserved_1y_eur_per_gpu_hour"), ("reserved-3y", "reserved_3y_eur_per_gpu_hour")):
-        at.selectbox(key="_wl_price").set_value(choice).run()
+        at.selectbox(key=wl("price_type")).set_value(choice).run()
         assert not at.exception
         table = ranking(at)
         assert len(table) > 0 and prices.loc[table.index, column].notna().all()
@@ -189,7 +196,7 @@ def test_one_and_three_year_commitment_prices_rank_only_offers_with_that_term(at
 
 def test_a_multi_year_price_on_a_stale_or_unstated_offer_is_left_out_unless_opted_in(at):
     """Issue 29 item 4: no multi-year commitment on a stale or unstated offer by default (the outlier opt-in)."""
-    at.selectbox(key="_wl_price").set_value("reserved-3y").run()
+    at.selectbox(key=wl("price_type")).set_value("reserved-3y").run()
     assert not at.exception
     reasons = " ".join(" ".join(map(str, d.value["reason"])) for d in at.dataframe if "reason" in d.value.columns)
     assert "no multi-year commitment on an offer with a stale price" in reasons
@@ -201,9 +208,9 @@ def test_a_multi_year_price_on_a_stale_or_unstated_offer_is_left_out_unless_opte
 
 def test_manual_layout_applies_to_every_offer_and_changes_the_scaling_loss(at):
     auto = ranking(at)
-    at.segmented_control(key="_wl_t_layout").set_value("manual").run()
-    at.number_input(key="_wl_t_tp").set_value(8)
-    at.number_input(key="_wl_t_pp").set_value(2).run()  # 16 GPUs (the client brief) = TP 8 x PP 2 x DP 1
+    at.segmented_control(key=LAYOUT_KEY).set_value("manual").run()
+    at.number_input(key=wl("training.tensor_parallel_degree")).set_value(8)
+    at.number_input(key=wl("training.pipeline_parallel_degree")).set_value(2).run()  # 16 GPUs (the client brief) = TP 8 x PP 2 x DP 1
     assert not at.exception and not at.error
     manual = ranking(at)
     assert manual["layout"].str.startswith("TP 8 · PP 2").all() and manual["layout"].str.contains("· DP 1 ·").all()
@@ -214,8 +221,8 @@ def test_manual_layout_applies_to_every_offer_and_changes_the_scaling_loss(at):
 
 def test_failure_rate_and_pue_inputs_move_goodput_and_energy(at):
     before = ranking(at)
-    at.number_input(key="_wl_t_fail").set_value(500.0).run()
-    at.number_input(key="_wl_pue").set_value(1.1).run()
+    at.number_input(key=wl("failures_per_million_gpu_hours")).set_value(500.0).run()
+    at.number_input(key=wl("pue_ratio")).set_value(1.1).run()
     assert not at.exception and not at.error
     after = ranking(at).loc[before.index]
     assert (after["goodput_pct"] < before["goodput_pct"]).all()
@@ -265,7 +272,7 @@ def test_the_same_residency_rules_as_scoring_narrow_the_ranking(at, catalog_path
     from engine.scoring import EU_EEA_COUNTRY_CODES
 
     catalog = _catalog(catalog_path)
-    at.segmented_control(key="_wl_mode").set_value("inference").run()  # one node: most EU offers can be priced
+    at.segmented_control(key=wl("mode")).set_value("inference").run()  # one node: most EU offers can be priced
     at.toggle(key="_wl_scope_res_eu_resident_only").set_value(False).run()
     everything = ranking(at)
     assert not catalog.loc[everything.index, "is_eu_datacenter"].fillna(False).astype(bool).all()
@@ -288,7 +295,7 @@ def test_a_price_outlier_never_becomes_the_cheapest_unless_included(catalog_path
     catalog = _catalog(catalog_path)
     flagged = set(catalog.index[catalog["on_demand_is_outlier"]])
     assert offer_id in flagged
-    at.segmented_control(key="_wl_mode").set_value("inference").run()
+    at.segmented_control(key=wl("mode")).set_value("inference").run()
     at.toggle(key="_wl_scope_res_eu_resident_only").set_value(False).run()
     assert not at.exception
     assert not flagged & set(ranking(at).index)
@@ -327,7 +334,7 @@ def test_a_flagged_price_is_not_the_cheapest_job_unless_included(catalog_path):
     at = open_page(PAGE)
     catalog = _catalog(catalog_path)
     flagged = set(catalog.index[catalog["on_demand_is_outlier"]])
-    at.segmented_control(key="_wl_policy").set_value("assume_default").run()
+    at.segmented_control(key=wl("missing_fabric")).set_value("assume_default").run()
     assert not at.exception
     table = ranking(at)
     assert not flagged & set(table.index)
@@ -363,16 +370,16 @@ def test_job_kind_and_stack_change_the_job_and_the_layout_and_runner_up_are_show
     full = ranking(at)
     assert full["runner_up"].str.contains("step time").any()
     assert any("Runner-up:" in c.value for c in at.caption)
-    at.selectbox(key="_wl_t_kind").set_value("lora").run()
+    at.selectbox(key=wl("training.job_kind")).set_value("lora").run()
     assert not at.exception and not at.error
     lora = ranking(at)
     common = full.index.intersection(lora.index)
     assert len(common) >= 5
     assert (lora.loc[common, "time"] < full.loc[common, "time"]).all()
     assert any("LoRA fine-tune on" in m.value for m in at.markdown)
-    at.toggle(key="_wl_t_fp8").set_value(True).run()
+    at.toggle(key=wl("training.is_fp8_ready")).set_value(True).run()
     generic = ranking(at)
-    at.selectbox(key="_wl_t_stack").set_value("megatron").run()
+    at.selectbox(key=wl("training.software_stack")).set_value("megatron").run()
     megatron = ranking(at).loc[generic.index]
     h100 = generic["gpu"].str.startswith("H100")
     assert h100.sum() >= 2
@@ -383,18 +390,18 @@ def test_job_kind_and_stack_change_the_job_and_the_layout_and_runner_up_are_show
 def test_serving_stack_and_kv_precision_change_the_cost_per_million_tokens(at):
     """#26: vLLM pays a fixed time per layer and step that TensorRT-LLM does not; an FP8 KV cache fits more
     sequences, so cost per million tokens falls."""
-    at.segmented_control(key="_wl_mode").set_value("inference").run()
-    at.toggle(key="_wl_i_batch_auto").set_value(False).run()  # fixed batches: the effect of the stack alone
-    at.number_input(key="_wl_i_batch").set_value(1).run()
+    at.segmented_control(key=wl("mode")).set_value("inference").run()
+    at.toggle(key=wl("batch_auto")).set_value(False).run()  # fixed batches: the effect of the stack alone
+    at.number_input(key=wl("inference.batch_size")).set_value(1).run()
     vllm = ranking(at)
-    at.selectbox(key="_wl_i_stack").set_value("tensorrt_llm").run()
+    at.selectbox(key=wl("inference.serving_stack")).set_value("tensorrt_llm").run()
     assert not at.exception and not at.error
     trt = ranking(at).loc[vllm.index]
     assert (trt["request_latency_s"] < vllm["request_latency_s"]).all()
     assert any("TensorRT-LLM: memory bandwidth at 67% of peak" in m.value for m in at.markdown)
-    at.number_input(key="_wl_i_batch").set_value(256).run()
+    at.number_input(key=wl("inference.batch_size")).set_value(256).run()
     bf16_kv = ranking(at)
-    at.selectbox(key="_wl_i_kv").set_value(1.0).run()
+    at.selectbox(key=wl("inference.kv_cache_bytes_per_element")).set_value(1.0).run()
     fp8_kv = ranking(at).loc[bf16_kv.index]
     assert (fp8_kv["cost_eur"] <= bf16_kv["cost_eur"] + 1e-9).all() and (fp8_kv["cost_eur"] < bf16_kv["cost_eur"]).any()
 
@@ -407,18 +414,18 @@ def test_the_default_batch_rule_follows_the_job_kind_and_can_be_replaced_by_a_ty
         line = next(m.value for m in at.markdown if "global batch" in m.value and "M tokens" in m.value)
         return float(line.split("global batch ")[1].split("M tokens")[0])
 
-    at.toggle(key="_wl_t_batch_auto").set_value(True).run()
-    at.selectbox(key="_wl_t_kind").set_value("pretraining").run()
+    at.toggle(key=wl("training.is_global_batch_default")).set_value(True).run()
+    at.selectbox(key=wl("training.job_kind")).set_value("pretraining").run()
     ss = at.session_state
-    rule = default_global_batch_tokens("pretraining", ss["_wl_t_params_b"] * 1e9, ss["_wl_t_tokens_b"] * 1e9,
-                                       int(ss["_wl_t_seq"]), int(ss["_wl_t_gpus"])) / 1e6
+    rule = default_global_batch_tokens("pretraining", ss[wl("training.n_params")] * 1e9, ss[wl("training.training_tokens")] * 1e9,
+                                       int(ss[wl("training.sequence_length_tokens")]), int(ss[wl("training.n_gpus")])) / 1e6
     assert stated_batch_m() == pytest.approx(rule, abs=0.006)
-    at.selectbox(key="_wl_t_kind").set_value("lora").run()
+    at.selectbox(key=wl("training.job_kind")).set_value("lora").run()
     assert not at.exception
-    assert stated_batch_m() == pytest.approx(32 * int(ss["_wl_t_seq"]) / 1e6, abs=0.006)  # 32 sequences
+    assert stated_batch_m() == pytest.approx(32 * int(ss[wl("training.sequence_length_tokens")]) / 1e6, abs=0.006)  # 32 sequences
     assert stated_batch_m() != pytest.approx(rule, abs=0.006)
-    at.toggle(key="_wl_t_batch_auto").set_value(False).run()
-    assert at.number_input(key="_wl_t_batch_m").value == pytest.approx(32 * int(ss["_wl_t_seq"]) / 1e6, abs=0.001)
-    at.number_input(key="_wl_t_batch_m").set_value(4.0).run()
-    at.selectbox(key="_wl_t_kind").set_value("pretraining").run()
+    at.toggle(key=wl("training.is_global_batch_default")).set_value(False).run()
+    assert at.number_input(key=wl("training.global_batch_tokens")).value == pytest.approx(32 * int(ss[wl("training.sequence_length_tokens")]) / 1e6, abs=0.001)
+    at.number_input(key=wl("training.global_batch_tokens")).set_value(4.0).run()
+    at.selectbox(key=wl("training.job_kind")).set_value("pretraining").run()
     assert stated_batch_m() == pytest.approx(4.0)  # a typed batch stays typed
