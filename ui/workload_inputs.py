@@ -446,7 +446,11 @@ def section_from_widgets(values: WidgetState, current: WorkloadSection, scope: O
         job.update(n_layers=p.n_layers if p else None, d_model=p.d_model if p else None,
                    kv_dim=p.n_kv_heads * p.head_dim if p else None)
     else:
-        data["inference"]["model_name"] = _model_name(preset, data["inference"]["n_params"])
+        svc = data["inference"]
+        svc["model_name"] = model = _model_name(preset, svc["n_params"])
+        p = MODEL_PRESETS.get(model)
+        # Not widgets: a mixture of experts' total parameters (all experts sit in memory) and the hidden size.
+        svc.update(n_params_total=p.n_params_total if p else None, d_model=p.d_model if p else None)
     computed = current.computed_modes if mode == current.mode else tuple(sorted({*current.computed_modes, current.mode}))
     return WorkloadSection.model_validate(dict(
         data, computed_modes=computed,

@@ -14,7 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 import ui.workload_inputs as wi
-from engine.workload import TrainingJob
+from engine.workload import InferenceService, TrainingJob
 from tests.app.conftest import open_page
 from ui.scenario import WorkloadSection, widget_key
 from ui.workload_inputs import INPUT, INPUTS, LAYOUT_KEY, WidgetField, section_from_widgets, widget_values
@@ -166,3 +166,17 @@ def test_every_key_on_the_running_page_is_a_table_key_or_a_named_one(catalog_pat
     # every row's widget is drawn in one mode or the other; the typed batch only while the default rule is off
     assert table - drawn - drawn_i == {wl("training.global_batch_tokens")}
     assert table <= state | state_i  # the prefill gave every widget its value
+
+
+def test_a_mixture_of_experts_keeps_its_total_parameters_in_inference():
+    """The read-back of an inference service on a MoE preset keeps all experts' parameters and the hidden size
+    (memory holds all 235 B of Qwen3-235B-A22B, compute uses the 22 B active): they have no widget of their own, and
+    the read-back used to drop them, sizing memory for 22 B. A custom size drops them (not that preset's model)."""
+    moe = InferenceService.from_preset("qwen3-235b-a22b", prompt_tokens=1000, output_tokens=200, batch_size=16)
+    section = DEFAULT.model_copy(update={"mode": "inference", "preset": "qwen3-235b-a22b", "inference": moe})
+    back = round_trip(section).inference
+    assert back.n_params_total == 235e9 and back.d_model == moe.d_model and back.n_params == 22e9
+    values = widget_values(section)
+    values[wl("inference.n_params")] = 30.0  # billions: a custom model
+    custom = section_from_widgets(values, section).inference
+    assert custom.n_params == 30e9 and custom.n_params_total is None
