@@ -355,6 +355,13 @@ class Offer(_Provenance):
     dedicated_source_url: Url | None = None
     dedicated_as_of: PartialDate | None = None
 
+    @field_validator("dedicated_as_of")
+    @classmethod
+    def _check_dedicated_as_of(cls, value: str | None) -> str | None:
+        if value is not None:
+            as_of_lower_bound(value)  # an ISO date, possibly partial, or a ValueError naming the value
+        return value
+
     @model_validator(mode="after")
     def _hardware_consistency(self) -> Offer:
         if self.inter_node == InterNode.NONE and self.inter_node_bandwidth_gbps_per_gpu:
