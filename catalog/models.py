@@ -348,11 +348,28 @@ class Offer(_Provenance):
     instance_type: str | None = Field(default=None, max_length=200,
                                       description="the provider's instance/SKU name; refreshes match on it")
     last_seen: dt.date | None = Field(default=None, description="last day a catalog refresh saw this offer listed")
+    #: A single-tenant physical server (bare metal or a dedicated server: True) or shared / virtualised hardware
+    #: (False), as ``dedicated_source_url`` states it on ``dedicated_as_of``; None = not stated (issue #29).
+    is_dedicated_hardware: bool | None = Field(
+        default=None, description="single-tenant physical server (bare metal / dedicated server); empty = not stated")
+    dedicated_source_url: Url | None = None
+    dedicated_as_of: PartialDate | None = None
+
+    @field_validator("dedicated_as_of")
+    @classmethod
+    def _check_dedicated_as_of(cls, value: str | None) -> str | None:
+        if value is not None:
+            as_of_lower_bound(value)  # an ISO date, possibly partial, or a ValueError naming the value
+        return value
 
     @model_validator(mode="after")
     def _hardware_consistency(self) -> Offer:
         if self.inter_node == InterNode.NONE and self.inter_node_bandwidth_gbps_per_gpu:
             raise ValueError("inter_node is 'none' but an inter-node bandwidth is given")
+        if self.is_dedicated_hardware is not None and not (self.dedicated_source_url and self.dedicated_as_of):
+            # hardware truth: dedicated or shared is a claim like any other, so it names where and when it was read
+            raise ValueError("is_dedicated_hardware is stated without dedicated_source_url and dedicated_as_of: "
+                             "name the source that says dedicated or shared, and its date (or leave it empty)")
         if self.intra_node == IntraNode.NVLINK_NVSWITCH and self.form_factor == FormFactor.PCIE:
             raise ValueError("NVLink-NVSwitch requires an SXM/OAM board, not PCIe")
         return self

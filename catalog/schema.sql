@@ -9,6 +9,9 @@
 -- COMMIT. A version-1 file is rebuilt to this schema on its first writable open (catalog.store).
 -- Version 3: providers.parent_company (+ source URL, date) and the certification_scopes table (issue #18);
 -- a version-2 file is rebuilt the same way.
+-- Version 4: offers.is_dedicated_hardware (+ source URL, date): a single-tenant physical server (bare metal or a
+-- dedicated server) or not, as a source states it (issue #29); NULL = not stated. A version-3 file is rebuilt the
+-- same way; the seed's sourced values are filled in for the offers it knows.
 
 CREATE TABLE IF NOT EXISTS catalog_meta (
     key   VARCHAR PRIMARY KEY,
@@ -132,7 +135,12 @@ CREATE TABLE IF NOT EXISTS offers (
     row_version                        INTEGER NOT NULL DEFAULT 1,
     updated_by                         VARCHAR NOT NULL DEFAULT 'seed',
     instance_type                      VARCHAR,  -- provider's instance/SKU name (refreshes match on it)
-    last_seen                          DATE      -- last day a catalog refresh saw the offer listed
+    last_seen                          DATE,     -- last day a catalog refresh saw the offer listed
+    -- Added in schema version 4: single-tenant physical server (bare metal / dedicated server) as a source states
+    -- it; NULL = not stated. A value needs its own source and date (catalog.models.Offer).
+    is_dedicated_hardware              BOOLEAN,
+    dedicated_source_url               VARCHAR,
+    dedicated_as_of                    VARCHAR
 );
 
 CREATE TABLE IF NOT EXISTS prices (

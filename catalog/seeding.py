@@ -32,6 +32,9 @@ Mapping rules (each one keeps "never infer a value" intact):
   compute), one sourced row per provider and certificate; every token of a provider's
   ``certifications`` fact needs its scope row and vice versa (seed test).
 * ``providers.csv`` names the ultimate parent in ``parent_company`` with its own source and date.
+* Optional ``offers.csv`` columns ``is_dedicated_hardware`` (``yes``: a single-tenant physical server, bare metal
+  or a dedicated server; ``no``: shared / virtualised; empty: not stated), ``dedicated_source_url`` and
+  ``dedicated_as_of``: filled only where a source says so, with that source and its date.
 """
 
 from __future__ import annotations
@@ -60,6 +63,14 @@ from catalog.models import (
 )
 
 SEED_DIR = Path(__file__).resolve().parent / "seed"
+
+
+def _yes_no(value: str | None, where: str) -> bool | None:
+    """``yes`` / ``no`` / empty of a seed cell as True / False / None; anything else is a seed error."""
+    text = (value or "").strip().lower()
+    if text not in ("", "yes", "no"):
+        raise SeedError(f"{where}: expected yes, no or empty, got {value!r}")
+    return {"yes": True, "no": False}.get(text)
 
 #: GPU spec row → the model name offers use (``offers.gpu_model``). From the seed README's joining rule.
 SPEC_MODEL = {
@@ -297,9 +308,16 @@ def load_seed(seed_dir: Path = SEED_DIR) -> SeedRows:
             "notes": r["notes"],
             # the provider's instance/SKU name where a source states it: a catalog refresh matches on it
             "instance_type": r.get("instance_type") or None,
+            # single-tenant physical server (yes) or shared / virtualised (no) where a source says so, with it
+            "is_dedicated_hardware": _yes_no(r.get("is_dedicated_hardware"), f"{where}: is_dedicated_hardware"),
+            "dedicated_source_url": r.get("dedicated_source_url") or None,
+            "dedicated_as_of": r.get("dedicated_as_of") or None,
         }
         offer = _validate(Offer, offer_row, where)
-        offers.setdefault(offer_id, offer)
+        first = offers.setdefault(offer_id, offer)
+        if first.is_dedicated_hardware != offer.is_dedicated_hardware:
+            raise SeedError(f"{where}: is_dedicated_hardware differs from the offer's first row (one offer, one "
+                            "hardware: fill every price row of the offer alike)")
 
         if r["price_per_gpu_hour"].strip() == "":
             continue  # e.g. a monthly-only price: the offer stays, with no hourly price (shown missing)

@@ -131,3 +131,17 @@ def plain(text: object) -> str:
     if escaped[:1] in ("-", "+", "="):  # would start a list item or a heading underline
         return "\\" + escaped
     return re.sub(r"^(\d+)\.", r"\1\\.", escaped)  # "1." would start an ordered list ("1)": ")" is escaped)
+
+
+#: How an offer's ``is_dedicated`` (True / False / empty) reads wherever offers are detailed (issue #29 item 2).
+HARDWARE_TEXT = {True: "dedicated (bare metal)", False: "shared", None: "not stated"}
+
+
+def hardware_text(value: object) -> str:
+    """'dedicated (bare metal)' for a single-tenant physical server, 'shared' for shared / virtualised hardware,
+    'not stated' when no source (or quote) says (None, NaN or pandas' NA).
+
+    >>> [hardware_text(v) for v in (True, False, None, float("nan"))]
+    ['dedicated (bare metal)', 'shared', 'not stated', 'not stated']
+    """
+    return HARDWARE_TEXT[None if is_missing(value) else bool(value)]

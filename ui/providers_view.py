@@ -11,7 +11,7 @@ from catalog.models import FormFactor, InterNode, IntraNode, Jurisdiction, Memor
 from catalog.store import NOT_STATED, STALE_AFTER_DAYS, OfferFilter
 from engine.money import to_eur
 from ui import offer_scope
-from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, money_column
+from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, hardware_text, money_column
 from ui.labels import RESIDENCY_LABELS
 from ui.scenario import DisplaySettings, ProvidersSection, update_scenario
 
@@ -119,7 +119,7 @@ def sort_offers(df: pd.DataFrame, price_types: tuple[str, ...] | None) -> tuple[
 #: The columns of the offers table, in order.
 OFFER_TABLE_COLUMNS = (
     "provider_name", "gpu_model", "form_factor", "gpus_per_node", "memory_gb", "memory_type", "intra_node",
-    "inter_node", "inter_node_bandwidth_gbps_per_gpu", "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",
+    "inter_node", "inter_node_bandwidth_gbps_per_gpu", "hardware_tenancy", "on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour",
     "reserved_eur_per_gpu_hour", "reserved_term_months", "reserved_1y_eur_per_gpu_hour",
     "reserved_3y_eur_per_gpu_hour", "quote_eur_per_gpu_hour", "native_currency", "region", "datacenter_country",
     "is_eu_datacenter", "parent_jurisdiction", "legal_seat_country", "certifications", "uptime_sla_pct",
@@ -134,6 +134,8 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
     out = eur_columns_to_display(df[used], PRICE_COLUMNS, display)
     out["age"] = age_label(age_days(out["as_of_date"], today), STALE_AFTER_DAYS)
     out["certifications"] = out["certifications"].map(lambda v: v.replace(";", ", ") if v else "none found")
+    # dedicated (single-tenant physical server) / shared / not stated, as the offer's own source says (#29 item 2)
+    out["hardware_tenancy"] = [hardware_text(v) for v in df["is_dedicated"]] if "is_dedicated" in df else NOT_STATED
     for col in ["form_factor", "memory_type", "intra_node", "inter_node", "datacenter_country", "native_currency",
                 "legal_seat_country", "region", "parent_jurisdiction"]:
         out[col] = out[col].astype("object").where(out[col].notna(), "not stated")
@@ -153,6 +155,9 @@ def offer_table(df: pd.DataFrame, display: DisplaySettings, today: dt.date | Non
         "intra_node": st.column_config.TextColumn("Intra-node"),
         "inter_node": st.column_config.TextColumn("Inter-node"),
         "inter_node_bandwidth_gbps_per_gpu": st.column_config.NumberColumn("Gb/s per GPU", format="%g"),
+        "hardware_tenancy": st.column_config.TextColumn("Hardware", help="dedicated (bare metal): a single-tenant physical "
+                                                "server, as the offer's source states · shared: virtualised or "
+                                                "shared hardware, as stated · not stated: no source says"),
         "on_demand_eur_per_gpu_hour": money_column("On-demand", display, "Cheapest current on-demand price per GPU-hour"),
         "spot_eur_per_gpu_hour": money_column("Spot", display, "Interruptible; can change at any time"),
         "reserved_eur_per_gpu_hour": money_column("Reserved", display, "Commitment price: never an on-demand rate"),

@@ -118,7 +118,10 @@ def provider_questions(offers: pd.DataFrame, brief, today: dt.date | None = None
         ask(oid, "upfront_pct", "Upfront share (%)")
         ask(oid, "capacity_gpus", f"GPUs you can provide for this offer (the client needs {gpus})")
         ask(oid, "lead_time_days", "Lead time: days from signing until the GPUs are usable")
-        ask(oid, "is_dedicated", f"Dedicated (single-tenant) hardware? ({_YES_NO})")
+        ded = r.get("is_dedicated")  # what the offer's own source states (issue #29 item 2), with that source
+        ask(oid, "is_dedicated", f"Dedicated (single-tenant) hardware? ({_YES_NO})",
+            None if is_missing(ded) else "yes" if bool(ded) else "no",
+            ", ".join(str(v) for v in (r.get("dedicated_source_url"), r.get("dedicated_as_of")) if not is_missing(v)))
     return pd.DataFrame(rows[:MAX_ROWS_PER_SHEET], columns=COLUMNS)
 
 

@@ -96,8 +96,11 @@ def quote_row(frame: pd.DataFrame, stored: StoredQuote, usd_per_eur: float, toda
         "price_origin": "quote", "quote_label": label, "quote_valid_until": q.valid_until,
         "capacity_gpus": float(q.capacity_gpus) if q.capacity_gpus else np.nan,
         "lead_time_days": float(q.lead_time_days) if q.lead_time_days is not None else np.nan,
-        "is_dedicated": q.is_dedicated,
+        # the quote's own statement; else the catalog offer it is on (same hardware) with that offer's source
+        "is_dedicated": q.is_dedicated if q.is_dedicated is not None else row.get("is_dedicated"),
     })
+    if q.is_dedicated is not None:  # the catalog offer's source does not vouch for what the quote states
+        row.update(dedicated_source_url=None, dedicated_as_of=None)
     for column, value in (("uptime_sla_pct", q.uptime_sla_pct), ("performance_sla", q.performance_sla),
                           ("support_model", q.support_model), ("min_commitment", q.min_commitment)):
         if value is not None and value != "unknown":

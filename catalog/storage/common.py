@@ -29,7 +29,9 @@ from catalog.rules import Finding
 #: rebuilt on its first writable open (:func:`_migrate`), after a backup copy next to it.
 #: 3: providers.parent_company (+ source URL, date) and the certification_scopes table (issue #18); a
 #: version-2 file is rebuilt the same way (new columns empty, the new table from the seed).
-SCHEMA_VERSION = 3
+#: 4: offers.is_dedicated_hardware (+ dedicated_source_url, dedicated_as_of), issue #29; a version-3 file is rebuilt
+#: the same way, with the seed's sourced values for the offers it knows.
+SCHEMA_VERSION = 4
 SCHEMA_SQL = Path(__file__).resolve().parent.parent / "schema.sql"
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 #: Environment variable that overrides the catalog location.
@@ -72,6 +74,7 @@ TABLE_COLUMNS = {
         "memory_type", "intra_node", "inter_node", "inter_node_bandwidth_gbps_per_gpu",
         "inter_node_source_url", "inter_node_as_of", "mig_supported", "region", "datacenter_country",
         "source_url", "as_of", "as_of_date", "verification_status", "notes", "instance_type", "last_seen",
+        "is_dedicated_hardware", "dedicated_source_url", "dedicated_as_of",
     ],
     "prices": [
         "price_id", "offer_id", "price_type", "term_months", "upfront_pct", "amount_per_gpu_hour",

@@ -43,7 +43,7 @@ from catalog.storage.quotes import QuoteVerbs
 from catalog.storage.workshop import Workshop
 
 #: Older schema versions a writable open upgrades in place (see :meth:`CatalogStore._migrate`).
-_MIGRATABLE = ("1", "2")
+_MIGRATABLE = ("1", "2", "3")
 _DUCKDB_MAGIC = b"DUCK"
 _CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
@@ -298,8 +298,8 @@ class CatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
         A copy of the file is kept first (``<name>.v<found>.bak``). Each catalog table is copied aside,
         dropped and re-created from ``schema.sql``, and its rows are copied back column by column (columns
         added since get their default, NULL; the version-3 parent-company columns take the seed's sourced
-        values for the providers it knows). Tables new since (``region_countries``, ``certification_scopes``)
-        start from the seed.
+        values for the providers it knows, the version-4 dedicated-hardware columns those of the offers it
+        knows). Tables new since (``region_countries``, ``certification_scopes``) start from the seed.
         """
         import shutil
 
@@ -330,6 +330,14 @@ class CatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
                                     "parent_company_as_of = ? WHERE provider_id = ?",
                                     [p.parent_company, p.parent_company_source_url, p.parent_company_as_of,
                                      p.provider_id])
+                if "offers" in present and "is_dedicated_hardware" not in old_columns["offers"]:
+                    # columns new in version 4: sourced values from the seed for the offers it knows
+                    for o in load_seed().offers:
+                        if o.is_dedicated_hardware is not None:
+                            con.execute("UPDATE offers SET is_dedicated_hardware = ?, dedicated_source_url = ?, "
+                                        "dedicated_as_of = ? WHERE offer_id = ?",
+                                        [o.is_dedicated_hardware, o.dedicated_source_url, o.dedicated_as_of,
+                                         o.offer_id])
                 for new_table in ("region_countries", "certification_scopes"):
                     if new_table in present:
                         continue

@@ -86,7 +86,30 @@ ADDITIVE_TABLES_SQL = "\n".join(re.findall(r"CREATE TABLE IF NOT EXISTS (?:works
 #: Versioned migrations of a PostgreSQL catalog: version -> (what it does, SQL). Version 3 is the first schema
 #: this backend knows (the DuckDB file's versions 1-2 predate it); a later version adds its step here, applied
 #: in order on the first writable open, each in its own transaction with the version bump.
-PG_MIGRATIONS: dict[int, tuple[str, str]] = {}
+PG_MIGRATIONS: dict[int, tuple[str, str]] = {
+    4: ("offers.is_dedicated_hardware with its source URL and date (issue #29); the seed's sourced values are "
+        "filled in for the offers it knows (:func:`_fill_dedicated_from_seed`)",
+        "ALTER TABLE offers ADD COLUMN IF NOT EXISTS is_dedicated_hardware BOOLEAN;\n"
+        "ALTER TABLE offers ADD COLUMN IF NOT EXISTS dedicated_source_url VARCHAR;\n"
+        "ALTER TABLE offers ADD COLUMN IF NOT EXISTS dedicated_as_of VARCHAR;"),
+}
+
+
+def _fill_dedicated_from_seed(conn: Any) -> None:
+    """Version 4's data step (as the DuckDB file's upgrade does): the seed's sourced dedicated-hardware values for
+    the offers it knows; every other offer stays NULL (not stated)."""
+    rows = [[o.is_dedicated_hardware, o.dedicated_source_url, o.dedicated_as_of, o.offer_id]
+            for o in load_seed().offers if o.is_dedicated_hardware is not None]
+    if rows:
+        with conn.cursor() as cur:
+            cur.executemany("UPDATE offers SET is_dedicated_hardware = %s, dedicated_source_url = %s, "
+                            "dedicated_as_of = %s WHERE offer_id = %s", rows)
+    # the catalog's content changed: every replica's read snapshot is rebuilt on its next read
+    conn.execute("UPDATE catalog_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) WHERE key = 'data_version'")
+
+
+#: Python steps that follow a migration's SQL in the same transaction (data the SQL cannot state by itself).
+PG_MIGRATION_FILLS: dict[int, Callable[[Any], None]] = {4: _fill_dedicated_from_seed}
 
 
 _SNAPSHOT_ARROW = {"VARCHAR": "string", "DOUBLE": "float64", "INTEGER": "int64", "BIGINT": "int64",
@@ -235,6 +258,8 @@ class PostgresCatalogStore(ChangeVerbs, Queries, Workshop, QuoteVerbs):
                         >= version:
                     continue  # another replica applied it
                 conn.execute(sql)
+                if version in PG_MIGRATION_FILLS:
+                    PG_MIGRATION_FILLS[version](conn)
                 conn.execute("UPDATE catalog_meta SET value = %s WHERE key = 'schema_version'", [str(version)])
 
     # -- backend hooks ---------------------------------------------------------------------------------

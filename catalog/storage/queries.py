@@ -174,7 +174,8 @@ class Queries(StoreBase):
                     THEN o.verification_status || ' on ' || o.as_of || ', not re-checked'
                     ELSE o.verification_status END AS verification_label,
                (o.verification_status <> 'claimed' AND o.as_of_date >= $verified_after) AS verification_current,
-               o.instance_type, o.last_seen
+               o.instance_type, o.last_seen,
+               o.is_dedicated_hardware AS is_dedicated, o.dedicated_source_url, o.dedicated_as_of
         FROM offers o
         JOIN providers p USING (provider_id)
         LEFT JOIN gpu_specs s ON s.gpu_spec_id = o.gpu_spec_id

@@ -179,6 +179,11 @@ def compare_strategies(
             why = {"own_plus_burst": "no own cluster described",
                    "dedicated_plus_burst": "no managed dedicated offer or quote with a committed price",
                    "reserved_plus_burst": "no public offer with a committed price"}[key]
+            stated = 0 if vs is None or mask is None else int(np.sum(mask))
+            if key == "dedicated_plus_burst" and stated:
+                # dedicated (single-tenant) venues exist, e.g. bare-metal catalog offers, but none has a term price
+                why += (f" ({stated} dedicated offer{'s' * (stated != 1)} stated, none with a committed price: "
+                        "ask for a quote)")
             results.append(StrategyResult(key, STRATEGIES[key], None, (why,), math.nan, 0, "—", "—", tuple(notes)))
             continue
         strategy_venues = _commit_only(vs, mask)
@@ -212,7 +217,7 @@ def _notes(key: str, own: OwnCluster | None, vs: Venues | None, mask: np.ndarray
     if vs is None or mask is None:
         return []
     notes = _capacity_note(vs, mask & np.isfinite(vs.commit_rate_eur_per_gpu_hour) & vs.is_committable)
-    if key == "reserved_plus_burst" and np.any(mask & vs.reserved_is_estimated):
+    if key in ("reserved_plus_burst", "dedicated_plus_burst") and np.any(mask & vs.reserved_is_estimated):
         notes.append("some reserved rates are estimated from a discount, not published")
     blocked = int(np.sum(mask & np.isfinite(vs.commit_rate_eur_per_gpu_hour) & ~vs.is_committable))
     if blocked:

@@ -80,7 +80,7 @@ def test_a_dedicated_quote_row_is_a_venue_with_its_lead_time(quote_row):
     assert "45 days" in ded["Lead time"] and "EU data centres only" in ded["Residency"]
     facts = dict(zip(plan_table(at)["committed_offer_id"], plan_table(at)["Venue facts"], strict=True))
     # the main plan commits on the quote too: its facts are shown, not "not stated"
-    assert facts["quote:acme-h100"] == "dedicated · 16 GPUs · 45 days lead time"
+    assert facts["quote:acme-h100"] == "hardware: dedicated (bare metal) · 16 GPUs · 45 days lead time"
     assert all("not stated" in f for v, f in facts.items() if isinstance(v, str) and not v.startswith("quote:"))
     at.radio(key=RAMP_KEY).set_value("dedicated_plus_burst").run()
     assert not at.exception
@@ -145,3 +145,14 @@ def test_with_the_toggle_inference_goes_only_where_the_workload_page_prices_its_
     assert len(inference)
     used = {v for col in ("committed_offer_id", "burst_offer_id") for v in inference[col] if isinstance(v, str)}
     assert used and used <= ok
+
+
+def test_venue_facts_name_the_hardware_of_catalog_offers(store):
+    """#29 item 2: the plan table's venue facts say what the offer's source states about the hardware."""
+    from ui.placement_venues import venue_facts
+
+    catalog = store.list_offers(usd_per_eur=1.1)
+    facts = {o: venue_facts(catalog, o, {}).split(" · ")[0] for o in (
+        "oracle-h100-sxm-bm-gpu-h100-8-all-commercial-regions", "gcore-h100-virtual-8x-eur",
+        "scaleway-h100-pcie-h100-1-80g-fr-par-2-eur")}
+    assert list(facts.values()) == ["hardware: dedicated (bare metal)", "hardware: shared", "hardware: not stated"]

@@ -127,3 +127,18 @@ def test_the_pdf_has_one_page_per_provider(store):
     pages = [p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages]
     assert [i for i, t in enumerate(pages) if "Questionnaire for" in t] and pdf.startswith(b"%PDF")
     assert sum("Questionnaire for" in t for t in pages) == 2
+
+
+def test_the_sheet_shows_the_hardware_the_catalog_states_with_its_source(store):
+    """#29 item 2: the dedicated-hardware question carries what the offer's source states (OCI bare metal: yes, with
+    the Compute Shapes crawl and its date) and 'not stated' where nothing does; the provider still confirms it."""
+    catalog = _catalog(store)
+    sheets = q.questionnaires(q.offers_in_scope(catalog, catalog.iloc[0:0], ["oracle", "nebius"]),
+                              ClientBrief(cluster_gpus=8, horizon_months=12))
+    oci = sheets["oracle"][1].set_index("key")
+    bm = oci.loc["oracle|oracle-h100-sxm-bm-gpu-h100-8-all-commercial-regions|is_dedicated"]
+    assert bm["catalog states"] == "yes" and "oci_doc_crawler" in bm["source and date"]
+    assert bm["source and date"].endswith("2025-02-13")
+    nebius = sheets["nebius"][1]
+    asked = nebius[nebius["key"].str.endswith("|is_dedicated")]
+    assert len(asked) and (asked["catalog states"] == "not stated").all() and (asked["source and date"] == "").all()

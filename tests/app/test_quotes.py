@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -153,3 +154,19 @@ def test_editing_a_quote_replaces_it_and_a_bad_edit_keeps_the_old_one(acme, stor
     assert after.quote.provider == NAME and after.quote.offer_id == before.quote.offer_id  # the rest unchanged
     assert any(f"Quote #{before.quote_id} updated" in s.value for s in at.success)
     assert not any(b.label.startswith("Save the changes") for b in at.button)  # back to recording a new quote
+
+
+def test_a_quote_on_a_bare_metal_offer_keeps_its_hardware_unless_the_quote_states_its_own(store):
+    """#29 item 2: a quote on a catalog offer that its source states dedicated (OCI bare metal) is dedicated too when
+    the quote says nothing; a quote that states shared is shared, without the catalog source vouching for it."""
+    from catalog.quotes import Quote, StoredQuote
+    from ui.quotes import quote_offer_id, with_quotes
+
+    oci = "oracle-h100-sxm-bm-gpu-h100-8-all-commercial-regions"
+    frame = store.list_offers(usd_per_eur=1.1)
+    stored = [StoredQuote(quote_id=i, quote=Quote.model_validate(quote(offer_id=oci, gpu_model=None, is_dedicated=d)))
+              for i, d in ((1, None), (2, False))]
+    rows = with_quotes(frame, stored, True, today=dt.date.today()).set_index("offer_id")
+    silent, shared = rows.loc[quote_offer_id(1)], rows.loc[quote_offer_id(2)]
+    assert bool(silent["is_dedicated"]) and silent["dedicated_source_url"] == rows.loc[oci, "dedicated_source_url"]
+    assert shared["is_dedicated"] == False and pd.isna(shared["dedicated_source_url"])  # noqa: E712

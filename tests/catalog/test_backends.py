@@ -194,3 +194,32 @@ def test_duckdb_is_still_the_default_without_a_database_url(catalog_path, monkey
         assert isinstance(store.cursor(), duckdb.DuckDBPyConnection)
     finally:
         store.close()
+
+
+def test_a_version_3_postgres_catalog_is_upgraded_with_the_seeds_dedicated_hardware(pg_url, duck):
+    """#29: PG_MIGRATIONS[4] adds the dedicated-hardware columns to a version-3 database on its first writable
+    open and fills the seed's sourced values, so it then holds what a fresh build holds (the DuckDB file's
+    upgrade does the same); a read-only open refuses the old version instead."""
+    import psycopg
+
+    from catalog.errors import SchemaVersionError
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE offers DROP COLUMN is_dedicated_hardware, DROP COLUMN dedicated_source_url, "
+                     "DROP COLUMN dedicated_as_of")
+        conn.execute("UPDATE catalog_meta SET value = '3' WHERE key = 'schema_version'")
+        before = int(conn.execute("SELECT value FROM catalog_meta WHERE key = 'data_version'").fetchone()[0])
+    with pytest.raises(SchemaVersionError, match="version 3"):
+        PostgresCatalogStore(pg_url, read_only=True)
+    with PostgresCatalogStore(pg_url) as upgraded:
+        assert upgraded.meta()["schema_version"] == "4" and upgraded.data_version == before + 1
+        got = upgraded.list_offers(OfferFilter(), usd_per_eur=1.1).set_index("offer_id")
+        assert bool(got.loc["oracle-h100-sxm-bm-gpu-h100-8-all-commercial-regions", "is_dedicated"])
+        assert int(got["is_dedicated"].notna().sum()) >= 6
+        assert upgraded.content_checksum() == duck.content_checksum()
+    assert _pg_columns_of(pg_url) == _duck_columns(duck)["offers"]
+
+
+def _pg_columns_of(url: str) -> list[tuple[str, bool]]:
+    with PostgresCatalogStore(url, read_only=True) as s:
+        return _pg_columns(s)["offers"]

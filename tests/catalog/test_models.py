@@ -83,3 +83,24 @@ def test_partial_dates_count_from_their_first_day():
     assert as_of_lower_bound("2025-12") == dt.date(2025, 12, 1)
     with pytest.raises(ValueError):
         as_of_lower_bound("2026-13")
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_dedicated_hardware_needs_its_own_source_and_date(value):
+    """#29: dedicated or shared is a hardware claim: without a source URL and a date the row is refused."""
+    for missing in ({}, {"dedicated_source_url": "https://example.com/shapes"}, {"dedicated_as_of": "2025-02-13"}):
+        with pytest.raises(ValidationError, match="is_dedicated_hardware is stated without"):
+            Offer.model_validate({**GOOD_OFFER, "is_dedicated_hardware": value, **missing})
+    offer = Offer.model_validate({**GOOD_OFFER, "is_dedicated_hardware": value,
+                                  "dedicated_source_url": "https://example.com/shapes", "dedicated_as_of": "2025-02-13"})
+    assert offer.is_dedicated_hardware is value and offer.dedicated_as_of == "2025-02-13"
+    assert Offer.model_validate(GOOD_OFFER).is_dedicated_hardware is None  # not stated unless a source says
+
+
+def test_dedicated_hardware_source_must_be_a_url_and_its_date_iso():
+    base = {**GOOD_OFFER, "is_dedicated_hardware": True, "dedicated_source_url": "https://example.com/shapes",
+            "dedicated_as_of": "2025-02-13"}
+    for field, value in (("dedicated_source_url", "the shapes page"), ("dedicated_as_of", "13/02/2025")):
+        with pytest.raises(ValidationError) as info:
+            Offer.model_validate({**base, field: value})
+        assert field in {str(loc) for e in info.value.errors() for loc in e["loc"]}

@@ -272,3 +272,31 @@ def test_b300_mig_is_marked_from_a_source_but_its_instance_count_is_not_guessed(
     assert b300 and all(o.mig_supported is True for o in b300)
     spec = next(s for s in seed.gpu_specs if s.gpu_spec_id == "B300 SXM")
     assert spec.mig_max_instances is None and "1g.34gb" in spec.notes
+
+
+def test_dedicated_hardware_is_stated_only_with_a_source_and_a_date(seed):
+    """#29: OCI bare-metal GPU shapes of the dated Compute Shapes crawl and Hetzner's GEX dedicated server are
+    dedicated, Gcore's Virtual GPU offers shared; the BM.GPU.B200.8 (absent from that crawl) and every offer no
+    source describes stay not stated."""
+    crawl = ("https://github.com/jacklty/oci_doc_crawler/blob/8e7bbd7231f6e299bbc206ba0ae0590e3568e185/iaas/Content/"
+             "Compute/References/computeshapes.md")
+    by_id = {o.offer_id: o for o in seed.offers}
+    stated = {o.offer_id: o for o in seed.offers if o.is_dedicated_hardware is not None}
+    for o in stated.values():
+        assert o.dedicated_source_url and o.dedicated_as_of, o.offer_id
+        models.as_of_lower_bound(o.dedicated_as_of)
+    oci = [o for i, o in by_id.items() if i.startswith("oracle-") and "-bm-gpu-" in i and "b200" not in i]
+    assert len(oci) == 5
+    for o in oci:
+        assert o.is_dedicated_hardware is True and o.dedicated_source_url == crawl and o.dedicated_as_of == "2025-02-13"
+        assert "oracle-livelabs/developer/blob/e98c3d862cd06743a5c068c8f57db45963dff7f3" in (o.notes or ""), o.offer_id
+    assert by_id["oracle-b200-sxm-bm-gpu-b200-8-all-commercial-regions"].is_dedicated_hardware is None
+    gex = [o for i, o in by_id.items() if i.startswith("hetzner-") and "-gex" in i]
+    assert gex and all(o.is_dedicated_hardware is True and o.dedicated_source_url == o.source_url for o in gex)
+    shared = sorted(i for i, o in stated.items() if o.is_dedicated_hardware is False)
+    assert shared == ["gcore-h100-virtual-1x-eur", "gcore-h100-virtual-8x-eur"]
+    assert set(stated) == {o.offer_id for o in [*oci, *gex]} | set(shared)  # nothing else claims either way
+    # every price row of a stated offer carries the same flag and source (the first row is the offer's)
+    rows = [r for r in csv.DictReader((SEED_DIR / "offers.csv").open())
+            if offer_key(r["offer_id"], r["price_model"]) in stated]
+    assert rows and all(r["is_dedicated_hardware"] in ("yes", "no") and r["dedicated_source_url"] for r in rows)

@@ -243,12 +243,49 @@ def test_a_version_2_catalog_is_upgraded_with_parent_companies_and_certification
     con.execute("UPDATE catalog_meta SET value = '2' WHERE key = 'schema_version'")
     con.close()
     with CatalogStore(old) as upgraded:
-        assert upgraded.meta()["schema_version"] == str(SCHEMA_VERSION) == "3"
+        assert upgraded.meta()["schema_version"] == str(SCHEMA_VERSION) == "4"
         assert len(upgraded.certification_scopes()) == scopes > 40
         assert upgraded.table("providers").set_index("provider_id")["parent_company"].to_dict() == parents
         assert parents["nebius"] and parents["taiga-cloud"]
         assert upgraded.content_checksum() == expected
     assert (tmp_path / "v2.duckdb.v2.bak").exists()
+
+
+#: An OCI bare-metal GPU offer of the seed (stated dedicated, with its source).
+OCI_BM_H100 = "oracle-h100-sxm-bm-gpu-h100-8-all-commercial-regions"
+
+
+def test_a_version_3_catalog_is_upgraded_with_the_seeds_sourced_dedicated_hardware(tmp_path, catalog_path):
+    """#29: a schema-3 file (no dedicated-hardware columns) opens, keeps every row and gets the seed's sourced
+    is_dedicated_hardware values with their source and date; every other offer stays not stated (NULL)."""
+    from pathlib import Path
+
+    v3_sql = (Path(__file__).parent / "data" / "schema_v3.sql").read_text()
+    with CatalogStore(catalog_path) as fresh:
+        expected = fresh.content_checksum()
+        cols = ["is_dedicated_hardware", "dedicated_source_url", "dedicated_as_of"]
+        dedicated = fresh.table("offers").set_index("offer_id")[cols].astype(object)
+    old = tmp_path / "v3.duckdb"
+    con = duckdb.connect(str(old))
+    con.execute(v3_sql)
+    con.execute(f"ATTACH '{catalog_path}' AS src (READ_ONLY)")
+    for table in ("catalog_meta", "gpu_models", "gpu_aliases", "gpu_specs", "providers", "provider_facts", "offers",
+                  "prices", "region_countries", "certification_scopes", "change_sets", "change_log"):
+        names = ", ".join(r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE database_name = "
+                                                    "'v3' AND table_name = ?", [table]).fetchall())
+        con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM src.{table}")
+    con.execute("UPDATE catalog_meta SET value = '3' WHERE key = 'schema_version'")
+    assert "is_dedicated_hardware" not in [r[0] for r in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE database_name = 'v3' AND table_name = 'offers'").fetchall()]
+    con.close()
+    with CatalogStore(old) as upgraded:
+        assert upgraded.meta()["schema_version"] == str(SCHEMA_VERSION) == "4"
+        got = upgraded.table("offers").set_index("offer_id")[cols].astype(object)
+        assert bool(got.loc[OCI_BM_H100, "is_dedicated_hardware"]) and got.loc[OCI_BM_H100, "dedicated_as_of"] == "2025-02-13"
+        assert got.where(got.notna(), None).equals(dedicated.where(dedicated.notna(), None))
+        assert int(got["is_dedicated_hardware"].notna().sum()) >= 6
+        assert upgraded.content_checksum() == expected
+    assert (tmp_path / "v3.duckdb.v3.bak").exists()
 
 
 def test_verification_older_than_90_days_is_shown_as_not_rechecked(store):

@@ -3,6 +3,7 @@
 import json
 import threading
 
+import pandas as pd
 import pytest
 
 from catalog.errors import CatalogPermissionError, ChangeValidationError, ConflictError, ReadOnlyCatalogError
@@ -217,3 +218,29 @@ def test_a_seat_fact_with_a_bad_country_code_is_refused_and_nothing_changes(stor
     with pytest.raises(ChangeValidationError, match="ISO 3166"):
         store.apply_changes(ChangeSet(changes=[bad], message="x"), ALICE)
     assert store.content_checksum() == checksum and store.row("providers", "nebius")["legal_seat_country"] == "NL"
+
+
+#: A Scaleway offer the seed leaves "not stated" on dedicated hardware.
+NOT_STATED_OFFER = "scaleway-h100-pcie-h100-1-80g-fr-par-2-eur"
+
+
+def test_dedicated_hardware_round_trips_with_its_source_and_is_refused_without(store):
+    """#29 on both backends: a dedicated-hardware value without its source and date is refused (nothing saved);
+    with them it is stored, read back and listed as the offer's ``is_dedicated``."""
+    checksum = store.content_checksum()
+    with pytest.raises(ChangeValidationError, match="is_dedicated_hardware is stated without"):
+        store.apply_changes(ChangeSet(changes=[edited(store, "offers", NOT_STATED_OFFER, is_dedicated_hardware=True)],
+                                      message="no source"), ALICE)
+    assert store.content_checksum() == checksum
+    listed = store.list_offers(usd_per_eur=1.1).set_index("offer_id")
+    assert listed.loc[NOT_STATED_OFFER, "is_dedicated"] is pd.NA  # not stated stays not stated
+    store.apply_changes(ChangeSet(changes=[edited(store, "offers", NOT_STATED_OFFER, is_dedicated_hardware=False,
+                                                  dedicated_source_url="https://www.scaleway.com/en/h100/",
+                                                  dedicated_as_of="2026-11")], message="shared"), ALICE)
+    row = store.row("offers", NOT_STATED_OFFER)
+    assert (bool(row["is_dedicated_hardware"]), row["dedicated_source_url"], row["dedicated_as_of"]) == (
+        False, "https://www.scaleway.com/en/h100/", "2026-11")
+    listed = store.list_offers(usd_per_eur=1.1).set_index("offer_id")
+    assert listed.loc[NOT_STATED_OFFER, "is_dedicated"] == False  # noqa: E712 (a nullable boolean)
+    assert listed.loc[NOT_STATED_OFFER, "dedicated_source_url"] == "https://www.scaleway.com/en/h100/"
+    assert bool(listed.loc["oracle-h100-sxm-bm-gpu-h100-8-all-commercial-regions", "is_dedicated"])

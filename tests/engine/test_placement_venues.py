@@ -396,3 +396,31 @@ def test_the_saving_against_all_on_demand_is_said_once_when_on_demand_is_the_run
     assert c.recommended == "own_plus_burst"  # runner-up: managed dedicated, so the saving vs on demand is its own
     assert [r for r in c.reasons if "less than the next" in r][0].endswith("managed dedicated + burst")
     assert sum("against all on demand" in r for r in c.reasons) == 1
+
+
+def test_dedicated_catalog_offers_without_a_committed_price_are_named_in_the_reason():
+    """#29 item 2: catalog offers stated dedicated (is_dedicated True, e.g. OCI bare metal) are dedicated venues;
+    without a committed price the strategy stays impossible and says that dedicated offers exist without one.
+    With an assumed discount their estimated term rate makes it possible, and the result says it is estimated."""
+    frame = pd.DataFrame([
+        {"offer_id": "bm", "provider_id": "oracle", "provider_name": "OCI", "gpu_model": "H100", "memory_gb": 80.0,
+         "intra_node": "NVLink-NVSwitch", "inter_node": "RoCEv2", "is_eu_datacenter": True,
+         "parent_jurisdiction": "US", "min_commitment": "none", "on_demand_eur_per_gpu_hour": 9.0,
+         "spot_eur_per_gpu_hour": None, "reserved_eur_per_gpu_hour": None, "reserved_term_months": None,
+         "is_dedicated": True},
+        {"offer_id": "vm", "provider_id": "example", "provider_name": "Example", "gpu_model": "H100",
+         "memory_gb": 80.0, "intra_node": "NVLink-NVSwitch", "inter_node": "RoCEv2", "is_eu_datacenter": True,
+         "parent_jurisdiction": "US", "min_commitment": "none", "on_demand_eur_per_gpu_hour": 8.0,
+         "spot_eur_per_gpu_hour": None, "reserved_eur_per_gpu_hour": 5.0, "reserved_term_months": 12.0,
+         "is_dedicated": pd.NA}])
+    venues = venues_from_offers(frame)
+    assert venues.tenancy.tolist() == ["dedicated", "not stated"]
+    w = Workload(name="base", mean_gpus=8, peak_gpus=8)
+    c = compare_strategies([w], venues, None, horizon_months=12, hours=HOURS)
+    why = c.result("dedicated_plus_burst").problems[0]
+    assert "no managed dedicated offer" in why and "1 dedicated offer stated, none with a committed price" in why
+    assert c.result("reserved_plus_burst").plan.placements[0].committed_venue_id == "vm"  # shared/not stated only
+    est = venues_from_offers(frame, commitment_term_years=1, other_provider_discount_fraction=0.5)
+    ded = compare_strategies([w], est, None, horizon_months=12, hours=HOURS).result("dedicated_plus_burst")
+    assert ded.feasible and ded.plan.placements[0].committed_venue_id == "bm"
+    assert any("estimated" in n for n in ded.assumptions)

@@ -161,6 +161,8 @@ LABELS: dict[str, Label] = {
     "intra_node": Label("Link inside the node", kind="text"),
     "inter_node": Label("Fabric between nodes", kind="text"),
     "inter_node_bandwidth": Label("Bandwidth between nodes", "Gb/s per GPU"),
+    "hardware_tenancy": Label("Hardware (dedicated or shared)", kind="text"),
+    "is_dedicated": Label("Dedicated hardware (single-tenant)", kind="bool"),
     "datacenter_country": Label("Data-centre country", kind="text"),
     "hourly_price": Label("Current hourly price", kind="text"),
     "reserved_price": Label("Committed (reserved) price", kind="text"),
