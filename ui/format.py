@@ -134,14 +134,14 @@ def plain(text: object) -> str:
 
 
 #: How an offer's ``is_dedicated`` (True / False / empty) reads wherever offers are detailed (issue #29 item 2).
-HARDWARE_TEXT = {True: "dedicated (bare metal)", False: "shared", None: "not stated"}
+HARDWARE_TEXT = {True: "dedicated (bare metal)", False: "virtualised / shared", None: "not stated"}
 
 
 def hardware_text(value: object) -> str:
-    """'dedicated (bare metal)' for a single-tenant physical server, 'shared' for shared / virtualised hardware,
-    'not stated' when no source (or quote) says (None, NaN or pandas' NA).
+    """'dedicated (bare metal)' for a single-tenant physical server, 'virtualised / shared' for a virtual instance
+    or shared hardware, 'not stated' when no source (or quote) says (None, NaN or pandas' NA).
 
     >>> [hardware_text(v) for v in (True, False, None, float("nan"))]
-    ['dedicated (bare metal)', 'shared', 'not stated', 'not stated']
+    ['dedicated (bare metal)', 'virtualised / shared', 'not stated', 'not stated']
     """
     return HARDWARE_TEXT[None if is_missing(value) else bool(value)]

@@ -260,7 +260,7 @@ def test_the_suggested_comparison_prefers_current_unflagged_prices_and_falls_bac
 
 def test_providers_shows_each_offers_hardware_dedicated_shared_or_not_stated(catalog_path):
     """#29 item 2: the offers table has a Hardware column: OCI bare-metal GPU shapes (H100) read 'dedicated (bare
-    metal)', Gcore's Virtual GPU offers 'shared', offers no source describes 'not stated'; the comparison names it."""
+    metal)', Gcore's Virtual GPU offers 'virtualised / shared', offers no source describes 'not stated'; the comparison names it."""
     at = run_page("app_pages/providers.py")
     at.button(key="prov_clear").click().run()
     table = at.dataframe[0]
@@ -269,7 +269,7 @@ def test_providers_shows_each_offers_hardware_dedicated_shared_or_not_stated(cat
     by = frame.groupby("provider_name")["hardware_tenancy"]
     oracle = frame[frame["provider_name"] == "Oracle Cloud Infrastructure"].set_index("gpu_model")["hardware_tenancy"]
     assert oracle["H100"] == "dedicated (bare metal)" and oracle["B200"] == "not stated"
-    assert set(by.get_group("Gcore")) == {"shared"} and set(by.get_group("Hetzner")) >= {"dedicated (bare metal)"}
+    assert set(by.get_group("Gcore")) == {"virtualised / shared"} and set(by.get_group("Hetzner")) >= {"dedicated (bare metal)"}
     assert (frame["hardware_tenancy"] == "not stated").sum() > len(frame) / 2
-    assert set(frame["hardware_tenancy"]) == {"dedicated (bare metal)", "shared", "not stated"}
+    assert set(frame["hardware_tenancy"]) == {"dedicated (bare metal)", "virtualised / shared", "not stated"}
     assert json.loads(table.proto.columns)["hardware_tenancy"]["label"] == "Hardware"  # named, not the raw column

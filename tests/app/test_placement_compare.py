@@ -155,4 +155,4 @@ def test_venue_facts_name_the_hardware_of_catalog_offers(store):
     facts = {o: venue_facts(catalog, o, {}).split(" · ")[0] for o in (
         "oracle-h100-sxm-bm-gpu-h100-8-all-commercial-regions", "gcore-h100-virtual-8x-eur",
         "scaleway-h100-pcie-h100-1-80g-fr-par-2-eur")}
-    assert list(facts.values()) == ["hardware: dedicated (bare metal)", "hardware: shared", "hardware: not stated"]
+    assert list(facts.values()) == ["hardware: dedicated (bare metal)", "hardware: virtualised / shared", "hardware: not stated"]
