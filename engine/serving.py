@@ -19,8 +19,14 @@ vLLM). All functions broadcast over offers. Formulas (docs/domain-model.md secti
 * **MBU depends on precision/kernel**: the memory-bandwidth utilisation is an input per weight precision
   (FP8/INT8 weights reached 33 % where FP16 reached 65 % in the same TensorRT-LLM measurement, C6) — halving the
   bytes does not halve the time.
-* **KV-cache capacity**: ``b_max = (tp M u - W_total) / KV_seq`` with paged KV (``KV_seq = kv_tok (P + O/2)``
+* **KV-cache capacity**: ``b_max = (tp M u - W_total) / (r KV_seq)`` with paged KV (``KV_seq = kv_tok (P + O/2)``
   on average); the concurrency is ``min(b_cap, b_max)``.
+* **KV heads replicated when TP exceeds them**: the KV heads are split over the replica's ``tp`` GPUs, and when
+  ``tp`` is larger than the model's KV heads ``h_kv`` each GPU still holds one, so every head is stored (and read
+  every step) on ``r = max(1, tp / h_kv)`` GPUs: vLLM ``ModelConfig.get_num_kv_heads`` returns
+  ``max(1, h_kv // tp)`` KV heads per GPU, "We will replicate the KV heads in the case where the number of KV heads
+  is smaller than the tensor parallel size so each GPU has at least one KV head" [6]. ``bytes(b)`` above reads
+  ``r b KV_seq``. (Qwen3-235B-A22B has 4 KV heads: at TP 8 its KV cache takes twice the memory.)
 * **Throughput** at concurrency ``b``: each request needs its prefill ``t_pf`` of exclusive GPU time and ``O``
   decode steps shared with ``b - 1`` others: ``X(b) = 1 / (t_pf + O t_step(b) / b)`` requests/s.
 * **Under load** (request rate ``λ`` per replica): the concurrency solves ``b = λ O TPOT(b)`` with
@@ -40,6 +46,8 @@ References
 .. [4] Triton Inference Server, dynamic/in-flight batching,
        https://github.com/triton-inference-server/server/blob/main/docs/user_guide/batcher.md
 .. [5] L. Kleinrock, Queueing Systems, Vol. 1, Wiley 1975 (M/M/1 waiting time).
+.. [6] vLLM ``vllm/config.py`` ``ModelConfig.get_num_kv_heads``,
+       https://github.com/vllm-project/vllm/blob/c0c2335ce027486d254c31f665ce00d7db427d22/vllm/config.py
 """
 
 from __future__ import annotations
@@ -78,6 +86,19 @@ class Workload(NamedTuple):
     n_layers: float
     d_model: float
     activation_bytes: float  # bytes per activation element in TP all-reduces
+    kv_heads: float = float("inf")  # the model's KV heads (inf: never fewer than the TP degree)
+
+
+def kv_replication(tp: npt.ArrayLike, w: Workload) -> np.ndarray:
+    """GPUs of a replica that hold each KV head, ``max(1, tp / h_kv)`` [-] (module docstring, [6]).
+
+    Examples
+    --------
+    >>> w = Workload(0, 1, 0, 0, 0, 0, 0, 94, 4096, 2, kv_heads=4)  # Qwen3-235B-A22B: 4 KV heads
+    >>> kv_replication([1, 4, 8], w).tolist()
+    [1.0, 1.0, 2.0]
+    """
+    return np.maximum(1.0, np.asarray(tp, dtype=float) / w.kv_heads)
 
 
 def weights_read_bytes(batch: npt.ArrayLike, weight_bytes_total: float, active_fraction: float) -> np.ndarray:
@@ -107,8 +128,8 @@ def tp_allreduce_s(tokens: npt.ArrayLike, w: Workload, r: ReplicaSpec) -> np.nda
 def decode_step_s(batch: npt.ArrayLike, w: Workload, r: ReplicaSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Decode step time and its memory and compute terms for ``batch`` sequences [s]."""
     b = np.asarray(batch, dtype=float)
-    t_mem = (weights_read_bytes(b, w.weight_bytes_total, w.active_fraction) + b * w.kv_bytes_per_seq) / (
-        r.tp * r.bytes_per_s)
+    t_mem = (weights_read_bytes(b, w.weight_bytes_total, w.active_fraction)
+             + b * w.kv_bytes_per_seq * kv_replication(r.tp, w)) / (r.tp * r.bytes_per_s)
     t_cmp = b * w.decode_flop_per_token / (r.tp * r.flops)
     return np.maximum(t_mem, t_cmp) + tp_allreduce_s(b, w, r) + r.step_overhead_s, t_mem, t_cmp
 
@@ -120,7 +141,8 @@ def prefill_s(w: Workload, r: ReplicaSpec) -> np.ndarray:
 
 def kv_capacity_sequences(memory_gb: npt.ArrayLike, tp: npt.ArrayLike, usable_fraction: float, w: Workload
                           ) -> np.ndarray:
-    """Sequences whose KV cache fits next to the weights, ``(tp M u - W) / KV_seq`` (floored, may be < 1) [-].
+    """Sequences whose KV cache fits next to the weights, ``(tp M u - W) / (r KV_seq)`` (floored, may be < 1) [-]
+    (``r``: :func:`kv_replication`).
 
     Examples
     --------
@@ -131,7 +153,7 @@ def kv_capacity_sequences(memory_gb: npt.ArrayLike, tp: npt.ArrayLike, usable_fr
     5086
     """
     free = np.asarray(memory_gb, dtype=float) * 1e9 * usable_fraction * np.asarray(tp, dtype=float) - w.weight_bytes_total
-    return np.floor(free / w.kv_bytes_per_seq)
+    return np.floor(free / (w.kv_bytes_per_seq * kv_replication(tp, w)))
 
 
 class Throughput(NamedTuple):

@@ -109,7 +109,7 @@ def price_inference(
         weight_bytes_total=W, active_fraction=svc.active_fraction, kv_bytes_per_seq=kv_seq,
         decode_flop_per_token=2.0 * svc.n_params + 4.0 * L * d * (P + 0.5 * O),
         prefill_flop_per_request=P * (2.0 * svc.n_params + 2.0 * L * d * P),
-        prompt_tokens=P, output_tokens=O, n_layers=L, d_model=d, activation_bytes=2.0)
+        prompt_tokens=P, output_tokens=O, n_layers=L, d_model=d, activation_bytes=2.0, kv_heads=float(svc.n_kv_heads))
     stack = SERVING_STACK_SPECS[svc.serving_stack]
     if stack.bandwidth_fraction is None:
         mbu = a.inference_mbu_fp8_fraction if svc.weight_bytes_per_param <= 1.0 else a.inference_mbu_fraction
@@ -216,7 +216,7 @@ def price_inference(
         bound -= (bound + 1) * excluded.view(np.int8)
         mig_code = (mig_code + np.int8(1)) * mig_ok.view(np.int8) - np.int8(1)  # -1 unless usable
         ai = conc * wl.decode_flop_per_token / (
-            serving.weights_read_bytes(conc, W, svc.active_fraction) + conc * kv_seq)
+            serving.weights_read_bytes(conc, W, svc.active_fraction) + conc * kv_seq * serving.kv_replication(tp, wl))
         return InferenceResult(
             time_hours=time_hours,
             gpu_hours=gpu_hours,

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from bench.reference_workload import reference_price_training_loop
-from engine import goodput, network, parallelism, power
+from engine import goodput, network, parallelism, power, serving
 from engine.adapters import offer_arrays_from_frame, offer_arrays_from_records
 from engine.money import to_eur
 from engine.workload import (
@@ -483,6 +483,35 @@ class TestInference:
         assert r_moe.time_per_output_token_s[0] < 0.5 * r_dense.time_per_output_token_s[0]  # 22B read at batch 1
         tiny = price_inference(moe.model_copy(update={"tensor_parallel_degree": 2}), offers(H100))
         assert tiny.exclusion_code[0] == ExclusionReason.DOES_NOT_FIT  # 235 GB do not fit on 2 x 80 GB
+
+    def test_kv_heads_fewer_than_the_tp_degree_are_replicated(self):
+        """Qwen3-235B-A22B has 4 KV heads: at TP 8 every head sits on 2 GPUs (vLLM ``get_num_kv_heads`` gives
+        ``max(1, 4 // 8) = 1`` head per GPU), so its cache takes twice the memory; at TP 4 it does not. By hand:
+        KV per token 2 x 94 layers x 4 heads x 128 x 1 B = 96,256 B, per sequence x (1000 + 1000/2) tokens."""
+        svc = InferenceService.from_preset("qwen3-235b-a22b", prompt_tokens=1000, output_tokens=1000, batch_size=4096,
+                                           weight_bytes_per_param=1.0, kv_cache_bytes_per_element=1.0,
+                                           tensor_parallel_degree=8)
+        kv_seq = 2 * 94 * 4 * 128 * 1 * 1500
+        tp8 = price_inference(svc, offers(H100))
+        assert tp8.kv_capacity_sequences[0] == math.floor((8 * 80e9 * 0.9 - 235e9) / (2 * kv_seq)) == 1180
+        tp4 = price_inference(svc.model_copy(update={"tensor_parallel_degree": 4}), offers(H100))
+        assert tp4.kv_capacity_sequences[0] == math.floor((4 * 80e9 * 0.9 - 235e9) / kv_seq) == 367
+        # With as many KV heads as GPUs nothing is replicated: the same model with 8 heads' worth of cache per
+        # sequence fits half as many sequences at TP 8, not a quarter.
+        eight = price_inference(svc.model_copy(update={"n_kv_heads": 8}), offers(H100))
+        assert eight.kv_capacity_sequences[0] == math.floor((8 * 80e9 * 0.9 - 235e9) / (2 * kv_seq))
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.sampled_from([1, 2, 4, 8]), st.sampled_from([1, 2, 4, 8, 16, 64]), st.integers(1, 512))
+    def test_replicated_kv_heads_never_fit_more_sequences_or_shorten_a_step(self, tp, kv_heads, batch):
+        base = serving.Workload(8e9, 1.0, 1e8, 2 * 8e9, 0.0, 1000.0, 500.0, 32, 4096, 2.0)
+        heads = base._replace(kv_heads=float(kv_heads))
+        assert serving.kv_replication(tp, heads) == max(1.0, tp / kv_heads)
+        cap, cap_heads = (serving.kv_capacity_sequences(80.0, tp, 0.9, w) for w in (base, heads))
+        assert cap_heads <= cap and (cap_heads == cap) == (kv_heads >= tp)
+        spec = serving.ReplicaSpec(np.array([float(tp)]), np.array([4e14]), np.array([2e12]), np.array([370.0]), 3e-5)
+        step, step_heads = (serving.decode_step_s(batch, w, spec)[0] for w in (base, heads))
+        assert step_heads[0] >= step[0]
 
     def test_request_rate_gives_replicas_and_ordered_latency_percentiles(self):
         s = InferenceService.from_preset("llama-3-8b", prompt_tokens=512, output_tokens=128, batch_size=64,
