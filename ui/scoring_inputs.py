@@ -67,6 +67,7 @@ _PRICE_CCY = MAX_PRICE_KEY + "_ccy"  # the currency the shown maximum price is i
 KEYS = {b.field: b.key for b in (*SECTION_FIELDS, *CONSTRAINT_FIELDS)} | {"max_price_eur_per_gpu_hour": MAX_PRICE_KEY}
 SCOPE_KEY = widget_key("sc", "scope")
 RESET_KEY = "_sc_reset"  # the "Reset to the preset" button (holds no field)
+TYPED_KEY = "_sc_weights_typed"  # "Type the weights": number inputs instead of sliders (a view choice, no field)
 
 
 def weight_key(name: str) -> str:
@@ -75,6 +76,28 @@ def weight_key(name: str) -> str:
     if name not in CRITERION_NAMES:
         raise KeyError(f"{name!r} is not a scoring criterion")
     return f"{widget_key('sc', 'weight_points')}_{name}"
+
+
+def typed_weight_key(name: str) -> str:
+    """Key of the number field of criterion ``name`` ("Type the weights"): a widget of another type needs a key of
+    its own (Streamlit keeps a value per widget type), both filled from the same scenario field."""
+    return f"{weight_key(name)}_typed"
+
+
+def _switch_weight_widgets() -> None:
+    """on_change of "Type the weights": the widgets shown next take the values of those shown so far."""
+    ss = st.session_state
+    to_typed = bool(ss.get(TYPED_KEY))
+    for c in CRITERIA:
+        old, new = (weight_key, typed_weight_key) if to_typed else (typed_weight_key, weight_key)
+        if old(c.name) in ss:
+            ss[new(c.name)] = ss[old(c.name)]
+
+
+def _weight_keys(state: State) -> dict[str, str]:
+    """Criterion -> key of the widget that holds its weight in this run (number fields or sliders)."""
+    key = typed_weight_key if state.get(TYPED_KEY) else weight_key
+    return {c.name: key(c.name) for c in CRITERIA}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -105,6 +128,7 @@ def prefill_widgets(section: ScoringSection, display: DisplaySettings,
     prefill(CONSTRAINT_FIELDS, section.constraints, ss)
     for name, points in section.points().items():
         ss.setdefault(weight_key(name), int(round(points)))
+        ss.setdefault(typed_weight_key(name), int(round(points)))
     if ss.get(_PRICE_CCY) != display.currency or MAX_PRICE_KEY not in ss:  # shown in the display currency
         ss[MAX_PRICE_KEY] = _max_price_shown(section, display)
         ss[_PRICE_CCY] = display.currency
@@ -117,7 +141,7 @@ def section_from_widgets(current: ScoringSection, display: DisplaySettings, scop
     ss = st.session_state if state is None else state
     constraints = read_back(CONSTRAINT_FIELDS, ss)
     return ScoringSection(
-        **read_back(SECTION_FIELDS, ss), weight_points={c.name: float(ss[weight_key(c.name)]) for c in CRITERIA},
+        **read_back(SECTION_FIELDS, ss), weight_points={name: float(ss[key]) for name, key in _weight_keys(ss).items()},
         constraints=Constraints(**constraints,
                                 max_price_eur_per_gpu_hour=_max_price_stored(ss[MAX_PRICE_KEY], current, display)),
         scope=scope)
@@ -128,7 +152,7 @@ def apply_preset() -> None:
     ss = st.session_state
     preset = PRESETS[ss[KEYS["preset"]]]
     for c in CRITERIA:
-        ss[weight_key(c.name)] = int(round(preset.weight_points.get(c.name, 0)))
+        ss[weight_key(c.name)] = ss[typed_weight_key(c.name)] = int(round(preset.weight_points.get(c.name, 0)))
     overwrite(CONSTRAINT_FIELDS, preset.constraints, ss)
     section = get_scenario().scoring
     cap, display = preset.constraints.max_price_eur_per_gpu_hour, get_scenario().display
@@ -145,19 +169,25 @@ def _slider_label(c: Criterion, share: float, display: DisplaySettings) -> str:
 
 def _draw_weights(display: DisplaySettings) -> dict[str, float]:
     ss = st.session_state
-    points = {c.name: float(ss[weight_key(c.name)]) for c in CRITERIA}
+    typed = bool(ss.get(TYPED_KEY))
+    keys = _weight_keys(ss)
+    points = {name: float(ss[key]) for name, key in keys.items()}
     total = sum(points.values())
     n_weighted = sum(v > 0 for v in points.values())
     with st.expander(f"Weights: {n_weighted} of {len(CRITERIA)} criteria count · 0–100 points each; the % after "
                      "each name is its share of the total", expanded=True, icon=":material/tune:"):
+        # Setting exact values by dragging took 11 drags for four weights in a workshop (issue #31): the same
+        # weights as numbers, one edit each; both kinds are filled from the scenario, so switching keeps every value.
+        st.toggle("Type the weights", key=TYPED_KEY, on_change=_switch_weight_widgets,
+                  help="Number fields instead of sliders: type a value and press Enter.")
         cols = st.columns(3, gap="large")
         for i, c in enumerate(CRITERIA):
             better = "Lower" if c.objective is Objective.MIN else "Higher"
             unit = "a score from 0 to 1" if c.unit == "-" else c.unit
-            cols[i % 3].slider(_slider_label(c, points[c.name] / total if total else 0.0, display), 0, 100, step=1,
-                               key=weight_key(c.name),
-                               help=f"{c.label}, {unit}. {better} is better. From the catalog's {c.source}. "
-                                    f"{c.mapping_doc}")
+            draw = cols[i % 3].number_input if typed else cols[i % 3].slider
+            draw(_slider_label(c, points[c.name] / total if total else 0.0, display), 0, 100, step=1,
+                 key=keys[c.name],
+                 help=f"{c.label}, {unit}. {better} is better. From the catalog's {c.source}. {c.mapping_doc}")
     return points
 
 

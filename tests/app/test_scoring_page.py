@@ -23,7 +23,7 @@ from tests.app.conftest import open_page
 from tests.app.synthetic import add_h100_price_outlier
 from ui.offer_scope import picker_labels
 from ui.scenario import ScoringSection, widget_key
-from ui.scoring_inputs import RESET_KEY, weight_key
+from ui.scoring_inputs import RESET_KEY, TYPED_KEY, typed_weight_key, weight_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -171,6 +171,25 @@ def test_a_weight_change_updates_the_verdict_and_persists(scoring):
     assert scoring.slider(key=weight_key("price_eur_per_gpu_hour")).value == 60
     scoring.button(key=RESET_KEY).click().run()
     assert scoring.slider(key=weight_key("price_eur_per_gpu_hour")).value == 15
+
+
+def test_typed_weights_are_the_same_weights_as_the_sliders(scoring):
+    """Issue #31: "Type the weights" draws number fields holding the sliders' values; a typed value ranks like a
+    dragged one, and switching back shows it on the slider."""
+    price = weight_key("price_eur_per_gpu_hour")
+    scoring.slider(key=price).set_value(60).run()
+    dragged = text(scoring)
+    scoring.slider(key=price).set_value(15).run()
+    scoring.toggle(key=TYPED_KEY).set_value(True).run()
+    assert not scoring.exception and not [s for s in scoring.slider if s.key == price]
+    typed = typed_weight_key("price_eur_per_gpu_hour")
+    assert scoring.number_input(key=typed).value == 15
+    scoring.number_input(key=typed).set_value(60).run()
+    assert not scoring.exception
+    assert scoring.session_state["scenario"].scoring.weight_points["price_eur_per_gpu_hour"] == 60
+    assert text(scoring) == dragged
+    scoring.toggle(key=TYPED_KEY).set_value(False).run()
+    assert scoring.slider(key=price).value == 60
 
 
 def test_no_weight_at_all_asks_for_one(scoring):

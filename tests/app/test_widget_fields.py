@@ -28,7 +28,7 @@ from ui.scenario import (
 
 #: Per page: the prefix of its keys, the sections its keys derive from, and the named keys that hold no field.
 PAGES = {
-    "app_pages/scoring.py": ("_sc_", ("sc", "sc_constraints"), {sc.RESET_KEY}),
+    "app_pages/scoring.py": ("_sc_", ("sc", "sc_constraints"), {sc.RESET_KEY, sc.TYPED_KEY}),
     "app_pages/placement.py": ("_pl", ("pl", "pl_own_cluster"), {pl.K_RESET, pl.K_SUBMIT, plc.SUBMIT_KEY, plc.RAMP_KEY}),
 }
 #: Per page, its tables.

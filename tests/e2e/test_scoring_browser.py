@@ -59,3 +59,21 @@ def test_scoring_starts_like_for_like_and_ranks_providers_too(page: Page, app_ur
     enter_value(page, memory, "200")
     expect(page.get_by_text(re.compile(r"No offer is left to rank"))).to_be_visible(timeout=30_000)
     expect(page.get_by_text(re.compile(r"Memory per GPU at least 200 GB: removes \d+ of \d+"))).to_be_visible()
+
+
+def test_weights_can_be_typed_instead_of_dragged(page: Page, app_url: str):
+    """Issue #31: "Type the weights" shows number fields with the sliders' values; a typed weight re-ranks."""
+    page.goto(f"{app_url}/scoring")
+    expect(page.get_by_role("heading", name="Provider scoring")).to_be_visible(timeout=30_000)
+    verdict = page.get_by_text(re.compile(r"^#1 .+ wins with a weighted-sum score"))
+    expect(verdict).to_contain_text(re.compile(r"\(now 15%"), timeout=30_000)
+    wait_idle(page)
+    page.get_by_text("Type the weights").click()
+    price = page.get_by_role("spinbutton", name=re.compile(r"^Effective price"))
+    expect(price).to_have_value("15", timeout=30_000)
+    price_slider = page.get_by_role("slider", name=re.compile(r"^Effective price"))
+    expect(price_slider).to_have_count(0)
+    enter_value(page, price, "40")
+    expect(verdict).not_to_contain_text("(now 15%", timeout=30_000)
+    page.get_by_text("Type the weights").click()
+    expect(price_slider).to_have_value("40", timeout=30_000)
