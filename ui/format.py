@@ -133,15 +133,3 @@ def plain(text: object) -> str:
     return re.sub(r"^(\d+)\.", r"\1\\.", escaped)  # "1." would start an ordered list ("1)": ")" is escaped)
 
 
-#: How an offer's ``is_dedicated`` (True / False / empty) reads wherever offers are detailed (issue #29 item 2).
-HARDWARE_TEXT = {True: "dedicated (bare metal)", False: "virtualised / shared", None: "not stated"}
-
-
-def hardware_text(value: object) -> str:
-    """'dedicated (bare metal)' for a single-tenant physical server, 'virtualised / shared' for a virtual instance
-    or shared hardware, 'not stated' when no source (or quote) says (None, NaN or pandas' NA).
-
-    >>> [hardware_text(v) for v in (True, False, None, float("nan"))]
-    ['dedicated (bare metal)', 'virtualised / shared', 'not stated', 'not stated']
-    """
-    return HARDWARE_TEXT[None if is_missing(value) else bool(value)]

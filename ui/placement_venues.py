@@ -16,7 +16,7 @@ from engine.outliers import flag_column
 from engine.placement import Workload, WorkloadKind
 from engine.scope import OfferScope, scope_constraints
 from ui import offer_scope
-from ui.format import hardware_text
+from ui.labels import hardware_text
 from ui.scenario import PlacementSection, get_scenario
 
 #: Prices a venue uses; a flagged outlier among them is dropped unless the user opts in.
@@ -86,7 +86,7 @@ def with_priced_offers(workloads, priced: tuple[str, tuple[str, ...]] | None) ->
 
 def venue_facts(catalog: pd.DataFrame, offer_id: str | None, caps: dict[str, float]) -> str:
     """'hardware: dedicated (bare metal) · 16 GPUs · 45 days lead time' for a committed venue; 'not stated' for what
-    nobody states (the hardware as the catalog offer's source or the quote states it, :func:`ui.format.hardware_text`)."""
+    nobody states (the hardware as the catalog offer's source or the quote states it, :func:`ui.labels.hardware_text`)."""
     if offer_id is None or offer_id not in set(catalog["offer_id"]):
         return "—"
     row = catalog.set_index("offer_id").loc[offer_id]

@@ -11,8 +11,8 @@ from catalog.models import FormFactor, InterNode, IntraNode, Jurisdiction, Memor
 from catalog.store import NOT_STATED, STALE_AFTER_DAYS, OfferFilter
 from engine.money import to_eur
 from ui import offer_scope
-from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, hardware_text, money_column
-from ui.labels import RESIDENCY_LABELS
+from ui.format import SYMBOL, age_days, age_label, eur_columns_to_display, money_column
+from ui.labels import RESIDENCY_LABELS, hardware_text
 from ui.scenario import DisplaySettings, ProvidersSection, update_scenario
 
 PRICE_COLUMNS = ["on_demand_eur_per_gpu_hour", "spot_eur_per_gpu_hour", "reserved_eur_per_gpu_hour",

@@ -6,6 +6,7 @@ the labels are exactly those the pages showed before). General field labels with
 
 from __future__ import annotations
 
+from engine.assumptions import is_missing
 from engine.tco import Pair
 from engine.workload.serving_stacks import SERVING_STACK_SPECS
 from engine.workload.stacks import TRAINING_STACK_SPECS
@@ -156,3 +157,17 @@ TABLE_LABELS = {
     "provider_facts": "Provider facts (legal seat, certifications)", "gpu_specs": "GPU specs",
     "gpu_aliases": "GPU name aliases",
 }
+
+
+#: How an offer's ``is_dedicated`` (True / False / empty) reads wherever offers are detailed (issue #29 item 2).
+HARDWARE_TEXT = {True: "dedicated (bare metal)", False: "virtualised / shared", None: "not stated"}
+
+
+def hardware_text(value: object) -> str:
+    """'dedicated (bare metal)' for a single-tenant physical server, 'virtualised / shared' for a virtual instance
+    or shared hardware, 'not stated' when no source (or quote) says (None, NaN or pandas' NA).
+
+    >>> [hardware_text(v) for v in (True, False, None, float("nan"))]
+    ['dedicated (bare metal)', 'virtualised / shared', 'not stated', 'not stated']
+    """
+    return HARDWARE_TEXT[None if is_missing(value) else bool(value)]
