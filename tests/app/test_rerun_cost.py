@@ -87,6 +87,33 @@ def test_editor_builds_the_table_csv_and_the_catalog_workbook_only_on_request(ca
     assert built == []
 
 
+def test_editor_reads_its_tables_once_per_catalog_version(catalog_path, monkeypatch):
+    """A rerun of the Editor after an input change (the exchange rate) queries none of its tables or the
+    re-verification list again (issue #31: 86 -> 55 ms CPU); a save through the UI (which clears every cached
+    read) makes the next run read them again."""
+    from tests.app.test_editor import editor_page
+
+    calls: list[str] = []
+    for name in ("editable_rows", "stale_rows"):
+        original = getattr(CatalogStore, name)
+
+        def counting(self, *a, _original=original, _name=name, **k):
+            calls.append(_name)
+            return _original(self, *a, **k)
+
+        monkeypatch.setattr(CatalogStore, name, counting)
+    at = editor_page()
+    assert not at.exception, at.exception
+    assert "editable_rows" in calls and "stale_rows" in calls
+    calls.clear()
+    at.number_input(key="_usd_per_eur").set_value(1.2).run()
+    assert not at.exception, at.exception
+    assert calls == []
+    st.cache_data.clear()
+    at.run()
+    assert "editable_rows" in calls and "stale_rows" in calls
+
+
 def test_labels_and_flags_read_only_the_columns_they_narrow_the_frame_to():
     """picker_labels and price_is_stale narrow the offers frame to ROW_COLUMNS before building records (issue
     #31: the whole frame's 60-odd columns made that the largest cost of the TCO and placement pickers); a key the
