@@ -272,6 +272,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "bf16": ("bf16_dense_tflops", "bf16_tflops"),
     "fp8": ("fp8_dense_tflops", "fp8_tflops"),
     "memory": ("memory_gb",),
+    "memory_type": ("memory_type",),
     "bandwidth": ("memory_bandwidth_tbps",),
     "tdp": ("tdp_watts",),
     "gpn": ("gpus_per_node",),
@@ -284,6 +285,30 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "grid": ("grid_intensity_g_per_kwh",),
     "country": ("datacenter_country", "country_code", "country"),
 }
+
+
+#: Decimal GB (1e9 bytes, the engine's unit) per "GB" of HBM as datasheets state it. HBM capacities are binary:
+#: CUDA's deviceQuery reports 85,045,477,376 bytes for an "H100 80GB HBM3" (80 GiB less 1 %) and HIP 196,592 MiB
+#: for an "MI300X 192 GB" (github.com/thamada/nvidia-smi ``nvsim/H100SXMx8_deviceQuery.py`` at 03fbe6e6,
+#: ``nvsim/MI300X_x4_deviceQuery.py`` at a296cf1d), so 80 "GB" are 80 x 2^30 bytes (the usable fraction of memory
+#: covers the 1 % the driver keeps). A GDDR card with ECC on exposes about its nominal size in decimal bytes (an
+#: "L40S 48 GB" GDDR6: 47,803,596,800 bytes, ``nvsim/L40S_deviceQuery.py`` at c768aedc), and an offer whose memory
+#: type is not stated keeps the decimal reading (the smaller one).
+HBM_BYTES_PER_NOMINAL_GB = 2**30 / 1e9
+
+
+def hbm_bytes_factor(memory_types: Sequence[object] | None, n: int) -> np.ndarray:
+    """Decimal GB per datasheet GB of each offer: 2^30 / 1e9 for HBM (binary), 1 otherwise or when not stated.
+
+    Examples
+    --------
+    >>> hbm_bytes_factor(["HBM3", "GDDR6", None], 3).round(4).tolist()
+    [1.0737, 1.0, 1.0]
+    """
+    if memory_types is None:
+        return np.ones(n)
+    return np.array([HBM_BYTES_PER_NOMINAL_GB if isinstance(t, str) and t.upper().startswith("HBM") else 1.0
+                     for t in memory_types])
 
 
 def _to_float(values: Iterable[object]) -> np.ndarray:
@@ -359,7 +384,7 @@ def _offer_arrays_from_columns(
         price_per_gpu_hour=price,
         bf16_tflops=num("bf16"),
         fp8_tflops=num("fp8"),
-        memory_gb=num("memory"),
+        memory_gb=num("memory") * hbm_bytes_factor(_column(columns, "memory_type"), n),
         memory_bandwidth_tbps=num("bandwidth"),
         tdp_watts=num("tdp"),
         gpus_per_node=num("gpn"),
@@ -388,7 +413,7 @@ def offer_arrays_from_records(
     ``on_demand_eur_per_gpu_hour``, for another currency ``price_<cur>_per_gpu_hour`` — or ``price_per_gpu_hour`` +
     a per-row ``currency`` (rows in another currency converted EUR<->USD with :func:`engine.money.to_eur` when
     ``usd_per_eur`` is given, otherwise NaN); ``bf16_dense_tflops``;
-    ``fp8_dense_tflops`` (empty = no FP8); ``memory_gb``; ``memory_bandwidth_tbps``; ``tdp_watts``;
+    ``fp8_dense_tflops`` (empty = no FP8); ``memory_gb`` (with ``memory_type``: HBM sizes are binary, :func:`hbm_bytes_factor`); ``memory_bandwidth_tbps``; ``tdp_watts``;
     ``gpus_per_node``; ``intra_node``; ``inter_node``; ``inter_node_gbps_per_gpu`` |
     ``inter_node_bandwidth_gbps_per_gpu``; ``nvlink_gbps_bidirectional`` |
     ``nvlink_bandwidth_gb_per_s_bidirectional`` (GB/s); ``mig_max_instances``;

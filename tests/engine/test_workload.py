@@ -484,6 +484,29 @@ class TestInference:
         tiny = price_inference(moe.model_copy(update={"tensor_parallel_degree": 2}), offers(H100))
         assert tiny.exclusion_code[0] == ExclusionReason.DOES_NOT_FIT  # 235 GB do not fit on 2 x 80 GB
 
+    def test_hbm_capacity_is_read_in_binary_gigabytes(self):
+        """An "80 GB" HBM GPU holds 80 x 2^30 bytes (CUDA reports 85.0e9 for an H100 80GB HBM3); GDDR and an unstated
+        memory type keep 80e9. The KV cache of Llama 3 8B (BF16, 4000 + 1000 tokens) fits accordingly, by hand."""
+        arrays = offers({**H100, "memory_type": "HBM3"}, {**H100, "memory_type": "GDDR6"}, H100)
+        assert arrays.memory_gb.tolist() == [80 * 2**30 / 1e9, 80.0, 80.0]
+        s = InferenceService.from_preset("llama-3-8b", prompt_tokens=4000, output_tokens=1000, batch_size=4096,
+                                         tensor_parallel_degree=1)
+        kv_seq = 2 * 32 * 8 * 128 * 2 * 4500
+        r = price_inference(s, arrays)
+        assert r.kv_capacity_sequences.tolist() == [math.floor((80 * 2**30 * 0.9 - 16e9) / kv_seq),
+                                                    math.floor((80e9 * 0.9 - 16e9) / kv_seq),
+                                                    math.floor((80e9 * 0.9 - 16e9) / kv_seq)]
+
+    def test_a_70b_full_fine_tune_fits_16_hbm_gpus_with_fsdp(self):
+        """16 B/param of state over 16 GPUs is 70 GB per GPU: more than 0.9 x 80e9 bytes, less than 0.9 x 80 GiB. On
+        80 GB HBM the job fits with full sharding (as the published HF + FSDP run on 16 A100-80GB did); read as 80e9
+        bytes it did not."""
+        job = TrainingJob.from_preset("llama-2-70b", n_gpus=16, training_tokens=16 * 2048 * 500.0,
+                                      global_batch_tokens=16 * 2048.0, sequence_length_tokens=2048,
+                                      job_kind="full_finetune", software_stack="hf_trainer", recompute="full")
+        r = price_training(job, offers({**A100, "memory_type": "HBM2e"}, A100))
+        assert np.isfinite(r.gpu_hours[0]) and not np.isfinite(r.gpu_hours[1])
+
     def test_kv_heads_fewer_than_the_tp_degree_are_replicated(self):
         """Qwen3-235B-A22B has 4 KV heads: at TP 8 every head sits on 2 GPUs (vLLM ``get_num_kv_heads`` gives
         ``max(1, 4 // 8) = 1`` head per GPU), so its cache takes twice the memory; at TP 4 it does not. By hand:

@@ -18,15 +18,15 @@ from engine.adapters import offer_arrays_from_records
 from engine.workload import InferenceService, OfferArrays, TrainingJob, price_inference, price_training
 
 H100 = {"price_eur_per_gpu_hour": 2.5, "bf16_dense_tflops": 989.5, "fp8_dense_tflops": 1979.0, "memory_gb": 80.0,
-        "memory_bandwidth_tbps": 3.35, "tdp_watts": 700.0, "gpus_per_node": 8, "intra_node": "NVLink-NVSwitch",
+        "memory_type": "HBM3", "memory_bandwidth_tbps": 3.35, "tdp_watts": 700.0, "gpus_per_node": 8, "intra_node": "NVLink-NVSwitch",
         "nvlink_gbps_bidirectional": 900.0, "inter_node": "InfiniBand-NDR", "inter_node_gbps_per_gpu": 400.0,
         "grid_intensity_g_per_kwh": 300.0}
 H100_ROCE = {**H100, "inter_node": "RoCEv2"}
 A100 = {"price_eur_per_gpu_hour": 1.5, "bf16_dense_tflops": 312.0, "fp8_dense_tflops": None, "memory_gb": 80.0,
-        "memory_bandwidth_tbps": 2.039, "tdp_watts": 400.0, "gpus_per_node": 8, "intra_node": "NVLink-NVSwitch",
+        "memory_type": "HBM2e", "memory_bandwidth_tbps": 2.039, "tdp_watts": 400.0, "gpus_per_node": 8, "intra_node": "NVLink-NVSwitch",
         "nvlink_gbps_bidirectional": 600.0, "inter_node": "InfiniBand-HDR", "inter_node_gbps_per_gpu": 200.0,
         "grid_intensity_g_per_kwh": 300.0}
-H200 = {**H100, "memory_gb": 141.0, "memory_bandwidth_tbps": 4.8}
+H200 = {**H100, "memory_gb": 141.0, "memory_type": "HBM3e", "memory_bandwidth_tbps": 4.8}
 #: AWS p4d (V31): 4 x 100 Gb/s EFA per 8-GPU node = 50 Gb/s per GPU (rule in docs/validation.md round 2).
 A100_EFA = {**A100, "inter_node": "Ethernet", "inter_node_gbps_per_gpu": 50.0}
 #: Jean Zay (BLOOM): 4 x 100 Gb/s Omni-Path per 8-GPU node = 50 Gb/s per GPU.
