@@ -46,7 +46,7 @@ from engine.scoring.matrix import (
     PriceBasis,
     bool_or_none,
 )
-from engine.units import HOURS_PER_YEAR
+from engine.units import DECIMAL_BYTES_PER_GB, HBM_BYTES_PER_GB, HOURS_PER_YEAR
 from engine.workload.data import GRID_INTENSITY_G_PER_KWH_BY_COUNTRY
 from engine.workload.offers import OfferArrays
 
@@ -287,14 +287,8 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
-#: Decimal GB (1e9 bytes, the engine's unit) per "GB" of HBM as datasheets state it. HBM capacities are binary:
-#: CUDA's deviceQuery reports 85,045,477,376 bytes for an "H100 80GB HBM3" (80 GiB less 1 %) and HIP 196,592 MiB
-#: for an "MI300X 192 GB" (github.com/thamada/nvidia-smi ``nvsim/H100SXMx8_deviceQuery.py`` at 03fbe6e6,
-#: ``nvsim/MI300X_x4_deviceQuery.py`` at a296cf1d), so 80 "GB" are 80 x 2^30 bytes (the usable fraction of memory
-#: covers the 1 % the driver keeps). A GDDR card with ECC on exposes about its nominal size in decimal bytes (an
-#: "L40S 48 GB" GDDR6: 47,803,596,800 bytes, ``nvsim/L40S_deviceQuery.py`` at c768aedc), and an offer whose memory
-#: type is not stated keeps the decimal reading (the smaller one).
-HBM_BYTES_PER_NOMINAL_GB = 2**30 / 1e9
+#: Decimal GB (1e9 bytes, the engine's unit) per "GB" of HBM as datasheets state it (binary: :mod:`engine.units`).
+HBM_BYTES_PER_NOMINAL_GB = HBM_BYTES_PER_GB / DECIMAL_BYTES_PER_GB
 
 
 def hbm_bytes_factor(memory_types: Sequence[object] | None, n: int) -> np.ndarray:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.assumptions import Assumption
+from engine.units import HBM_BYTES_PER_GB
 from engine.workload.inputs import MISSING_FABRIC_POLICIES, EngineAssumptions
 from engine.workload.offers import OfferArrays
 from engine.workload.results import MissingInput
@@ -59,7 +60,16 @@ def peak_tflops_used(is_fp8_ready: bool, o: OfferArrays) -> tuple[np.ndarray, np
     return uses_fp8, peak
 
 
+#: How an offer's stated memory becomes bytes (engine.adapters.hbm_bytes_factor), reported with every result.
+MEMORY_READING = Assumption(
+    "hbm_bytes_per_gb", HBM_BYTES_PER_GB, "B/GB",
+    "HBM sizes are binary: CUDA deviceQuery reports 85,045,477,376 bytes for an H100 80GB HBM3 (github.com/thamada/"
+    "nvidia-smi nvsim/H100SXMx8_deviceQuery.py); GDDR (with ECC about its nominal size) and an unstated memory type: "
+    "1e9 bytes per GB")
+
+
 def assumptions_with_policy(policy: str, a: EngineAssumptions, extra: Sequence[Assumption]) -> tuple[Assumption, ...]:
     """The assumptions a result reports: the engine's, the missing-fabric policy, then ``extra``."""
     return (*a.table(), Assumption("missing_fabric", policy, "-", "caller's policy for values the catalog does not state"),
-            *extra)
+            MEMORY_READING, *extra)
+

@@ -120,6 +120,8 @@ def test_the_batch_search_is_never_dearer_than_the_typed_batch_within_the_latenc
     on (default), each offer's cost per million tokens is at most its cost at the typed batch (16, one of the caps
     tried) wherever that batch meets the target, and every offer reported as meeting the target does."""
     at.segmented_control(key=wl("mode")).set_value("inference").run()
+    # a target that the typed batch meets on many offers, so the search has room above it
+    at.number_input(key=wl("latency_target_s")).set_value(30.0).run()
     assert at.session_state["scenario"].workload.batch_auto
     searched = ranking(at)
     at.toggle(key=wl("batch_auto")).set_value(False).run()

@@ -212,6 +212,7 @@ LABELS: dict[str, Label] = {
     "intra_node_latency_s": Label("Intra-node latency", "s", decimals=6),
     "inter_node_latency_s": Label("Inter-node latency", "s", decimals=6),
     "gradient_bucket_bytes": Label("Gradient bucket size", "B", "count"),
+    "hbm_bytes_per_gb": Label("Bytes per GB of HBM memory (binary)", "B", "count"),
     "pue_ratio": Label("PUE (facility overhead)", "", decimals=2),
     "gpu_power_fraction_of_tdp": _f("GPU power (share of TDP)"),
     "inference_mfu_fraction": _f("Inference compute utilisation"),
