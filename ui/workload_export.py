@@ -15,6 +15,7 @@ import pandas as pd
 from engine.assumptions import is_missing
 from engine.money import from_eur
 from ui.format import display_in, money
+from ui.labels import label
 from ui.scenario import Scenario, WorkloadSection, workload_modes
 
 if TYPE_CHECKING:  # imported where it is used (ui.workload_pricing imports the engine and the catalog)
@@ -135,7 +136,8 @@ def results_frame(mode: str, section: WorkloadSection, priced, currency: str, us
     out = pd.DataFrame({header: [_value(v, kind, currency, usd_per_eur, as_text) for v in rows[col]]
                         for col, header, kind in cols})
     if not ranked_only:
-        out.insert(1, "Priced", np.where(rows["is_ranked"].to_numpy(), "yes", "no"))
+        # "Priced: no" next to a computed cost misread in a board pack: the flag is whether the offer is ranked
+        out.insert(1, label("is_ranked"), np.where(rows["is_ranked"].to_numpy(), "yes", "no"))
         out["Why left out"] = [("" if ok else str(r)) for ok, r in zip(rows["is_ranked"], rows["reason"], strict=True)]
     if private:
         from ui.private_prices import note_column

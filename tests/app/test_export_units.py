@@ -69,6 +69,10 @@ def test_a_scenario_that_computed_both_modes_exports_both(store):
     training = _rows(wb, "Workload results, training")[0]
     for wanted in ("Cost per job (EUR)", "Time (days)", "GPU-hours", "MFU (%)", "Layout"):
         assert wanted in training, (wanted, training)
+    # the flag says whether an offer is in the ranking (a left-out offer can still show a cost): never "Priced: no"
+    assert "In the ranking" in training and "Priced" not in training
+    rows = [dict(zip(training, r, strict=True)) for r in _rows(wb, "Workload results, training")[1:]]
+    assert all(bool(r["Why left out"]) == (r["In the ranking"] == "no") for r in rows)
     summary = {r[0]: r[1] for r in _rows(wb, "Summary")}
     assert re.fullmatch(r"€[\d,]+/job", summary["Training: cost of the job"])
     assert re.fullmatch(r"[\d.,]+ days", summary["Training: time of the job"])

@@ -236,7 +236,7 @@ LABELS: dict[str, Label] = {
     "bound": Label("Limited by", kind="text"),
     "communication_share_pct": Label("Communication share", "%", decimals=0),
     "uses_fp8": Label("Uses FP8", kind="bool"),
-    "is_ranked": Label("Priced", kind="bool"),
+    "is_ranked": Label("In the ranking", kind="bool"),  # priced and meeting the page's requirements (else: why not)
     "reason": Label("Reason", kind="text", none=""),
     "assumed_default": Label("Priced with a stated default", kind="bool"),
     "defaults_used": Label("Defaults used", kind="text", none=""),
