@@ -302,6 +302,11 @@ CASES: tuple[Case, ...] = (
          lambda: trtllm_tokens_per_s("qwen3-235b-a22b", 8, 1000, 1000)),
 )
 
+#: Round 3 (issue #36), training: fine-tuning and pre-training runs, registered (inputs, published figure and
+#: tolerance) in a commit before the one that runs the engine on them (docs/validation.md, "Round 3").
+CASES_ROUND_3_TRAINING: tuple[Case, ...] = (
+)
+
 #: Round 2 (issue #26), registered before the engine changed (docs/validation.md).
 CASES_ROUND_2: tuple[Case, ...] = (
     Case("V22", V, "MLPerf v4.0 Llama 2 70B LoRA, 8 H100, TP4 DP2, FP8 (NeMo)", "tokens/s/GPU", 2207.0,
@@ -348,6 +353,18 @@ CASES_ROUND_2: tuple[Case, ...] = (
 )
 
 
+#: Round 3 (issue #36), serving: load, concurrency, time to first token, MoE, registered the same way.
+CASES_ROUND_3_SERVING: tuple[Case, ...] = (
+)
+
+#: Every counted table, in the order docs/validation.md reports them.
+ROUNDS: dict[str, tuple[Case, ...]] = {
+    "Round 1": CASES, "Round 2 (issue #26)": CASES_ROUND_2,
+    "Round 3 training (issue #36)": CASES_ROUND_3_TRAINING, "Round 3 serving (issue #36)": CASES_ROUND_3_SERVING,
+}
+ALL_CASES: tuple[Case, ...] = tuple(c for cases in ROUNDS.values() for c in cases)
+
+
 def results(cases: tuple[Case, ...] = CASES) -> list[tuple[Case, float]]:
     """(case, engine value) for every case."""
     return [(c, c.engine()) for c in cases]
@@ -377,7 +394,10 @@ def markdown_rows(cases: tuple[Case, ...] = CASES) -> str:
 
 if __name__ == "__main__":
     np.seterr(all="ignore")
-    print(markdown_rows())
-    print("\nRound 2 (issue #26):\n")
-    print(markdown_rows(CASES_ROUND_2))
+    for name, cases in ROUNDS.items():
+        if cases:
+            print(f"\n{name}:\n")
+            print(markdown_rows(cases))
+    n_all = sum(c.within(v) for c, v in results(ALL_CASES))
+    print(f"\nAll rounds: {n_all} of {len(ALL_CASES)} validation cases within tolerance.")
     del math
