@@ -20,7 +20,9 @@ loop draws with the standard library's ``random.triangular`` and sorts for the p
 on a subsample (20,000 points, 10,000 draws) and its time is scaled linearly to the full size; the output
 says so. Scaling is conservative for (b): sorting grows faster than linearly, so the real full-size loop
 would be slower still. Each time is the best of several repeats (``time.perf_counter``). Targets on the
-2-core reference machine: vectorised >= 50x faster than the fair loop, and the Monte Carlo under 100 ms.
+2-core reference machine (issue #37): the 1M-point sweep and the 1M random points each within 3x of the physical
+floor, the time to write their outputs (a numpy copy of the same output bytes into fresh arrays, measured in the
+same run; the loop ratios are printed for context); the Monte Carlo >= 50x its loop and under 100 ms.
 The script always exits 0: benchmarks report, they do not fail.
 """
 
@@ -39,6 +41,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from engine.fast import BLOCK_POINTS  # noqa: E402
 from engine.tco import (  # noqa: E402  (import after the sys.path set-up)
     COMPARE_PARAMS,
     HOURS_PER_MONTH,
@@ -55,6 +58,8 @@ N_POINTS_LOOP = 20_000
 N_DRAWS = 100_000
 N_DRAWS_LOOP = 10_000
 TARGET_RATIO = 50.0
+#: Issue #37: the 1M-point sweep and the 1M random points each within 3x of writing their outputs.
+TARGET_FLOOR_RATIO = 3.0
 TARGET_MONTE_CARLO_MS = 100.0
 
 #: Argument order of :func:`scalar_compare`: the engine kernel's own order (TcoInputs field names).
@@ -264,7 +269,14 @@ def _bench_points(arrays: dict[str, np.ndarray], sweep: bool = False) -> dict[st
 
     _assert_same(run_loop(), engine, picked, "per-point loop")
     loop_s = _best_of(run_loop, repeats=5) * (n / len(rows))
+    # The physical floor (issue #37): writing the kernel's outputs, i.e. a numpy copy of the same output bytes into
+    # fresh arrays, as the kernel must return fresh arrays; and, for context, reading every full-size input once.
+    floor_s = _best_of(lambda: [value.copy() for value in engine.values()], repeats=7)
+    full_inputs = [a for a in arrays.values() if np.size(a) == n]
+    read_s = _best_of(lambda: [np.add.reduce(a, axis=None) for a in full_inputs], repeats=7)
     case = {"n": n, "n_loop": len(rows), "vector_ms": vector_s * 1e3, "point_loop_ms_scaled": loop_s * 1e3,
+            "floor_ms": floor_s * 1e3, "floor_ratio": vector_s / floor_s, "read_inputs_ms": read_s * 1e3,
+            "n_full_inputs": len(full_inputs), "output_mb": sum(v.nbytes for v in engine.values()) / 1e6,
             "point_loop_ratio": loop_s / vector_s, "baseline": "per-point loop (nothing to hoist)",
             "loop_ms_scaled": loop_s * 1e3, "ratio": loop_s / vector_s}
     if sweep:
@@ -316,7 +328,7 @@ def main() -> dict[str, dict]:
     """Run all cases, print a table and return the numbers with PASS/FAIL flags."""
     points = bench_scenarios()
     for case in points.values():
-        case["pass"] = case["ratio"] >= TARGET_RATIO
+        case["pass"] = case["floor_ratio"] <= TARGET_FLOOR_RATIO
     mc = bench_monte_carlo()
     mc["pass_ratio"] = mc["ratio"] >= TARGET_RATIO
     mc["pass_time"] = mc["vector_ms"] < TARGET_MONTE_CARLO_MS
@@ -325,19 +337,33 @@ def main() -> dict[str, dict]:
     def verdict(ok: bool) -> str:
         return "PASS" if ok else "FAIL"
 
-    def row(label: str, case: dict, extra: str = "") -> str:
-        return (
-            f"{label:<44} {case['vector_ms']:>10.1f} {case['loop_ms_scaled']:>10.0f} {case['ratio']:>7.0f}x  "
-            f">= {TARGET_RATIO:.0f}x: {verdict(case['ratio'] >= TARGET_RATIO)}{extra}"
-        )
+    def row(label: str, case: dict, extra: str = "", target: bool = False) -> str:
+        verdict_text = f">= {TARGET_RATIO:.0f}x: {verdict(case['ratio'] >= TARGET_RATIO)}" if target else "(context)"
+        return (f"{label:<44} {case['vector_ms']:>10.1f} {case['loop_ms_scaled']:>10.0f} {case['ratio']:>7.0f}x  "
+                f"{verdict_text}{extra}")
+
+    def floor_row(label: str, case: dict) -> str:
+        line = (f"{label:<44} {case['vector_ms']:>10.1f} {case['floor_ms']:>10.1f} {case['floor_ratio']:>7.1f}x  "
+                f"<= {TARGET_FLOOR_RATIO:.0f}x the floor: {verdict(case['pass'])}")
+        if not case["pass"]:
+            line += (f"\n    profile: reading the {case['n_full_inputs']} full-size inputs once takes "
+                     f"{case['read_inputs_ms']:.1f} ms ({case['read_inputs_ms'] / case['floor_ms']:.1f}x the floor of "
+                     f"writing {case['output_mb']:.0f} MB of outputs) before any arithmetic; the rest is the kernel's "
+                     f"~75 numpy operations per block of {BLOCK_POINTS:,} points (7 transcendental), compute-bound at "
+                     f"{case['vector_ms'] * 1e6 / case['n']:.0f} ns per point")
+        return line
 
     print(f"TCO engine benchmark (numpy {np.__version__}; best of repeats, time.perf_counter)")
-    print(f"{'case':<44} {'vector ms':>10} {'loop ms*':>10} {'ratio':>8}  target")
+    print(f"{'case':<44} {'vector ms':>10} {'floor ms':>10} {'ratio':>8}  target (issue #37: the floor is a numpy "
+          "copy of the kernel's output bytes, same run)")
+    print(floor_row("(a1) 1,000,000-point sweep (u x price grid)", points["sweep"]))
+    print(floor_row("(a2) 1,000,000 random points, 23 inputs vary", points["random"]))
+    print(f"\n{'against a plain-Python loop':<44} {'vector ms':>10} {'loop ms*':>10} {'ratio':>8}  target")
     print(row("(a1) 1,000,000-point sweep (u x price grid)", points["sweep"],
               f"  [vs a hoisted loop; the per-point loop would give {points['sweep']['point_loop_ratio']:.0f}x]"))
     print(row("(a2) 1,000,000 random points, 23 inputs vary", points["random"], "  [vs the per-point loop]"))
     print(row("(b)  100,000-draw Monte Carlo, 14 inputs", mc,
-              f"; < {TARGET_MONTE_CARLO_MS:.0f} ms: {verdict(mc['pass_time'])}"))
+              f"; < {TARGET_MONTE_CARLO_MS:.0f} ms: {verdict(mc['pass_time'])}", target=True))
     print(
         f"* loop timed on {N_POINTS_LOOP:,} points / {N_DRAWS_LOOP:,} draws and scaled linearly to full size. "
         f"(a2) plus validate_arrays bound checks: {points['random']['vector_with_validation_ms']:.1f} ms."

@@ -19,8 +19,8 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def evaluate_in_blocks(fn: Callable[..., dict[str, np.ndarray]], arrays: Sequence[np.ndarray],
-                       block: int = 0) -> dict[str, np.ndarray]:
-    """Plain: one call on the whole arrays."""
+                       block: int = 0, into: object = None) -> dict[str, np.ndarray]:
+    """Plain: one call on the whole arrays (``into``, the same kernel writing into buffers, is not used)."""
     shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = fn(*arrays)

@@ -51,7 +51,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from engine.fast import evaluate_in_blocks
+from engine.fast import BlockKernel, evaluate_in_blocks
 from engine.power import load_scaled_power_kw
 from engine.tco.inputs import (
     TcoInputs,  # noqa: F401  (the worked examples build their inputs with it)
@@ -228,7 +228,17 @@ def _owned_layers(horizon: np.ndarray, u: np.ndarray, owned: Sequence[np.ndarray
 
 
 def _owned_coefficients(horizon: np.ndarray, owned: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Owned total per GPU over the horizon as :math:`A + B u` [EUR/GPU]: ``(A, B)``."""
+    r"""Owned total per GPU over the horizon as :math:`A + B u` [EUR/GPU]: ``(A, B)``.
+
+    The layers of :func:`_owned_layers` summed in closed form, with two identities that leave fewer operations per
+    point (the kernel behind sweeps and Monte Carlo; :func:`owned_breakdown_eur_per_gpu` keeps the layers apart):
+
+    * net equipment (purchases - resale) :math:`= (1-\rho) K_e H / M + n_p I` (module docstring);
+    * capital-months: with :math:`n_p - 1` full generations and the last of age :math:`a`,
+      :math:`(n_p-1) M + a = H`, so the equipment is tied up for :math:`H - (1-\rho) S` and the installation for
+      :math:`H - S` capital-months, :math:`S = \tfrac12\big((n_p-1)(M-1) + a(a-1)/M\big)` being
+      :math:`\sum_t t/M` over every month's age :math:`t` (straight-line write-off, :data:`RESIDUAL_VALUE_RULE`).
+    """
     (
         server, network, storage, install, life_years, rate, residual, power_kw, draw, idle, pue, price_kwh, colo,
         maintenance, fte, labour, hours, gpus,
@@ -236,24 +246,27 @@ def _owned_coefficients(horizon: np.ndarray, owned: Sequence[np.ndarray]) -> tup
     life = life_months(life_years)
     purchases, age = purchases_and_age(horizon, life)
     equipment = server + network + storage
-    older = purchases - 1.0
-    monthly_rate = np.expm1(np.log1p(rate) / MONTHS_PER_YEAR)
-    half_over_life = 0.5 / life
-    lost = 1.0 - residual
-    full_gen = life - (life - 1.0) * life * half_over_life  # sum_{t<M} (1 - t/M)
-    last_gen = age - age * (age - 1.0) * half_over_life
-    equipment_months = older * (life - lost * (life - full_gen)) + (age - lost * (age - last_gen))
-    install_months = older * full_gen + last_gen
+    written_off = (1.0 - residual) * equipment  # the share of the equipment a generation loses over its life
+    monthly_rate = np.expm1(np.log1p(rate) * (1.0 / MONTHS_PER_YEAR))
+    write_off_months = 0.5 * ((purchases - 1.0) * (life - 1.0) + age * (age - 1.0) / life)
     energy_per_month = power_kw * draw * pue * price_kwh * HOURS_PER_MONTH
     fixed = (
-        purchases * (equipment + install)
-        - older * residual * equipment
-        - equipment * (1.0 - lost * age / life)
-        + monthly_rate * (equipment * equipment_months + install * install_months)
+        written_off * horizon / life + purchases * install
+        + monthly_rate * (horizon * (equipment + install) - write_off_months * (written_off + install))
         + horizon * (energy_per_month * idle + colo * power_kw + fte * labour * hours / (MONTHS_PER_YEAR * gpus)
-                     + maintenance * equipment / MONTHS_PER_YEAR)
+                     + maintenance * equipment * (1.0 / MONTHS_PER_YEAR))
     )
     return fixed, energy_per_month * (1.0 - idle) * horizon
+
+
+def _keep_else(values: np.ndarray, keep: np.ndarray, fill: npt.ArrayLike) -> np.ndarray:
+    """``np.where(keep, values, fill)``, written in place into ``values`` and skipped where ``keep`` holds everywhere
+    (the usual case: a masked write per block instead of a select per point)."""
+    if values.ndim == 0:
+        return values if bool(keep) else np.asarray(fill, dtype=float)
+    if not keep.all():
+        np.copyto(values, fill, where=~keep)
+    return values
 
 
 def _rent_totals(
@@ -262,14 +275,18 @@ def _rent_totals(
     """On-demand total per useful-hour-fraction, reserved total, both per GPU [EUR/GPU]; and the mean price.
 
     Returns ``(on_demand_per_unit_u, reserved, mean_price)``: the on-demand total is ``u * on_demand_per_unit_u``.
+    One ``log1p(-decline)`` serves the mean price and the reserved series (:func:`mean_on_demand_price_eur_per_gpu_hour`
+    has the formula; the term-to-term factor is :math:`q^T`).
     """
-    mean_price = mean_on_demand_price_eur_per_gpu_hour(price, decline, horizon)
+    log_q = np.log1p(-decline) * (1.0 / MONTHS_PER_YEAR)  # log of the monthly price factor q
     terms = np.ceil(horizon / term)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        log_ratio = np.log1p(-decline) * term / MONTHS_PER_YEAR  # log of the price factor from term to term
-        series = np.where(log_ratio < 0, np.expm1(terms * log_ratio) / np.expm1(log_ratio), terms)
-    reserved = HOURS_PER_MONTH * term * reserved_price * series
-    return HOURS_PER_MONTH * horizon * mean_price, reserved, mean_price
+        mean_factor = _keep_else(np.expm1(horizon * log_q) / (horizon * np.expm1(log_q)), log_q < 0, 1.0)
+        log_ratio = log_q * term  # log of the price factor from term to term
+        series = _keep_else(np.expm1(terms * log_ratio) / np.expm1(log_ratio), log_ratio < 0, terms)
+    mean_price = price * mean_factor
+    reserved = (HOURS_PER_MONTH * term) * reserved_price * series
+    return (HOURS_PER_MONTH * horizon) * mean_price, reserved, mean_price
 
 
 def _break_even(
@@ -278,9 +295,9 @@ def _break_even(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if pair is Pair.ON_DEMAND_VS_OWNED:
             margin = on_demand_per_unit_u - variable
-            return np.where(margin > 0, fixed / margin, np.inf)
+            return _keep_else(fixed / margin, margin > 0, np.inf)
         if pair is Pair.ON_DEMAND_VS_RESERVED:
-            return np.where(on_demand_per_unit_u > 0, reserved / on_demand_per_unit_u, np.nan)
+            return _keep_else(reserved / on_demand_per_unit_u, on_demand_per_unit_u > 0, np.nan)
         return (reserved - fixed) / variable  # RESERVED_VS_OWNED: +-inf when B = 0, NaN on an exact tie
 
 
@@ -438,7 +455,7 @@ def compare_options_per_useful_gpu_hour(**params: npt.ArrayLike) -> dict[str, np
     (4.32, True)
     """
     arrays = take(params, COMPARE_PARAMS, "compare_options_per_useful_gpu_hour")
-    return evaluate_in_blocks(compare_block, arrays)
+    return evaluate_in_blocks(compare_block, arrays, into=COMPARE_INTO)
 
 
 def compare_block(
@@ -447,11 +464,13 @@ def compare_block(
 ) -> dict[str, np.ndarray]:
     """Cost per useful GPU-hour of each option at utilisation ``u`` (and, unless ``costs_only``, the break-even
     utilisation of each pair), for a block of horizons."""
-    per_u, reserved, _mean = _rent_totals(horizon, price, decline, reserved_price, term)
+    per_u, reserved, mean_price = _rent_totals(horizon, price, decline, reserved_price, term)
     fixed, variable = _owned_coefficients(horizon, owned)
     useful = u * HOURS_PER_MONTH * horizon
+    # Each output is computed from the inputs it depends on only (on demand per useful hour is the mean price:
+    # u h H p / (u h H)), so in a sweep it has the shape of those inputs and is broadcast once, at the end.
     out = {
-        Option.ON_DEMAND.value: per_u * u / useful,
+        Option.ON_DEMAND.value: mean_price,
         Option.RESERVED.value: reserved / useful,
         Option.OWNED.value: (fixed + variable * u) / useful,
     }
@@ -461,3 +480,80 @@ def compare_block(
     return out
 
 
+def compare_into(
+    out: dict[str, np.ndarray], scratch: Sequence[np.ndarray], u: np.ndarray, horizon: np.ndarray, price: np.ndarray,
+    decline: np.ndarray, reserved_price: np.ndarray, term: np.ndarray, *owned: np.ndarray, costs_only: bool = False,
+) -> None:
+    """:func:`compare_block` written into ``out``'s arrays for one block of points, with every intermediate in the
+    eight ``scratch`` buffers (issue #37: a block allocates nothing, so no page is faulted in again per block).
+
+    Same formulas, in the same order of operations where it matters, as :func:`_rent_totals`,
+    :func:`_owned_coefficients` and :func:`_break_even`; ``tests/engine/test_tco.py`` checks it equals
+    :func:`compare_block` (the plain version, bench/fast_plain.py's rule) on random and edge-case inputs. Inputs
+    are 1-d arrays of the block's length or 0-d; ``out`` holds 1-d arrays of that length.
+    """
+    (server, network, storage, install, life_years, rate, residual, power_kw, draw, idle, pue, price_kwh, colo,
+     maintenance, fte, labour, hours, gpus) = owned
+    a, b, c, e, f, g, h, k = scratch
+    per_month = 1.0 / MONTHS_PER_YEAR
+    # renting: a = log q, mean price into out["on_demand"], g = reserved total
+    np.log1p(np.negative(decline, out=a), out=a)
+    a *= per_month
+    np.expm1(np.multiply(horizon, a, out=b), out=b)
+    np.multiply(np.expm1(a, out=c), horizon, out=c)
+    mean_price = np.divide(b, c, out=out[Option.ON_DEMAND.value])
+    _keep_else(mean_price, a < 0, 1.0)
+    mean_price *= price
+    np.ceil(np.divide(horizon, term, out=e), out=e)  # terms started within the horizon
+    np.multiply(a, term, out=f)  # log of the term-to-term price factor
+    np.expm1(np.multiply(e, f, out=g), out=g)
+    g /= np.expm1(f, out=b)
+    _keep_else(g, f < 0, e)
+    g *= term
+    g *= HOURS_PER_MONTH
+    g *= reserved_price
+    # owning: a = life M, b = purchases, c = age, e = write-off months S, f = equipment, h = its written-off share
+    np.maximum(np.rint(np.multiply(life_years, float(MONTHS_PER_YEAR), out=a), out=a), 1.0, out=a)
+    np.ceil(np.divide(horizon, a, out=b), out=b)
+    np.subtract(horizon, np.multiply(np.subtract(b, 1.0, out=c), a, out=c), out=c)
+    np.subtract(c, 1.0, out=e)
+    e *= c
+    e /= a
+    np.subtract(b, 1.0, out=h)
+    e += np.multiply(np.subtract(a, 1.0, out=f), h, out=f)
+    e *= 0.5
+    np.add(np.add(server, network, out=f), storage, out=f)
+    np.multiply(np.subtract(1.0, residual, out=h), f, out=h)
+    np.multiply(h, horizon, out=k)  # k = fixed: net equipment, capital, running costs
+    k /= a
+    k += np.multiply(b, install, out=b)
+    np.expm1(np.multiply(np.log1p(rate, out=a), per_month, out=a), out=a)  # monthly cost of capital
+    np.multiply(np.add(f, install, out=c), horizon, out=c)
+    c -= np.multiply(np.add(h, install, out=b), e, out=b)
+    k += np.multiply(c, a, out=c)
+    np.multiply(np.multiply(np.multiply(np.multiply(power_kw, draw, out=a), pue, out=a), price_kwh, out=a),
+                HOURS_PER_MONTH, out=a)  # energy per month at full load
+    np.multiply(a, idle, out=b)
+    b += np.multiply(colo, power_kw, out=c)
+    np.multiply(np.multiply(fte, labour, out=c), hours, out=c)
+    b += np.divide(c, np.multiply(gpus, float(MONTHS_PER_YEAR), out=e), out=c)
+    b += np.multiply(np.multiply(maintenance, f, out=c), per_month, out=c)
+    k += np.multiply(b, horizon, out=b)
+    np.multiply(np.multiply(np.subtract(1.0, idle, out=e), a, out=e), horizon, out=e)  # e = variable
+    # per useful GPU-hour: a = useful hours
+    np.multiply(np.multiply(u, HOURS_PER_MONTH, out=a), horizon, out=a)
+    np.divide(g, a, out=out[Option.RESERVED.value])
+    owned_cost = np.multiply(e, u, out=out[Option.OWNED.value])
+    owned_cost += k
+    owned_cost /= a
+    if costs_only:
+        return
+    np.multiply(np.multiply(mean_price, HOURS_PER_MONTH, out=c), horizon, out=c)  # on demand per unit u
+    np.subtract(c, e, out=b)
+    _keep_else(np.divide(k, b, out=out[Pair.ON_DEMAND_VS_OWNED.value]), b > 0, np.inf)
+    _keep_else(np.divide(g, c, out=out[Pair.ON_DEMAND_VS_RESERVED.value]), c > 0, np.nan)
+    np.divide(np.subtract(g, k, out=out[Pair.RESERVED_VS_OWNED.value]), e, out=out[Pair.RESERVED_VS_OWNED.value])
+
+
+#: :func:`compare_into` as a block kernel of :func:`engine.fast.evaluate_in_blocks`.
+COMPARE_INTO = BlockKernel(compare_into, (*(o.value for o in Option), *(p.value for p in Pair)), 8)

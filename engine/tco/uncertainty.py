@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.fast import percentiles_linear
-from engine.tco.horizon import COMPARE_PARAMS, Option, Pair, break_even_utilisation, compare_block
+from engine.tco.horizon import COMPARE_INTO, COMPARE_PARAMS, Option, Pair, break_even_utilisation
 from engine.tco.inputs import (
     EUROSTAT_ELECTRICITY_H1_2024_FINLAND_EUR_PER_KWH,
     EUROSTAT_ELECTRICITY_H1_2024_IRELAND_EUR_PER_KWH,
@@ -224,15 +224,15 @@ def monte_carlo(
     arrays = [params[name] for name in COMPARE_PARAMS]
     position = {name: k for k, name in enumerate(COMPARE_PARAMS)}
     rows = [(row, position[name]) for row, name in enumerate(names) if name in position]
+    scratch = np.empty((COMPARE_INTO.n_scratch, _MONTE_CARLO_BLOCK_DRAWS))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for start in range(0, n_draws, _MONTE_CARLO_BLOCK_DRAWS):
             stop = min(start + _MONTE_CARLO_BLOCK_DRAWS, n_draws)
             drawn = _draw(rng, lows, modes, highs, distribution == "triangular", stop - start)
             for row, k in rows:
                 arrays[k] = drawn[row]
-            part = compare_block(*arrays, costs_only=True)
-            for key, values in samples.items():
-                values[start:stop] = part[key]
+            COMPARE_INTO.fn({key: values[start:stop] for key, values in samples.items()},
+                            [buffer[:stop - start] for buffer in scratch], *arrays, costs_only=True)
     percentiles = {}
     for option in Option:
         if option is Option.RESERVED and not base.has_reserved_price:

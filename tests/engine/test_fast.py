@@ -56,6 +56,25 @@ def test_evaluate_in_blocks_equals_one_call(seed):
     np.testing.assert_array_equal(got["x"], np.broadcast_to(_chain(a[:, :1], b, c)["x"], a.shape))
 
 
+def _chain_into(out, scratch, a, b, c):
+    (t,) = scratch
+    np.sqrt(np.add(np.multiply(a, b, out=t), 1.0, out=t), out=t)
+    np.divide(t, c + 2.0, out=out["x"])
+    np.multiply(np.where(a > b, a - b, c), 3.0, out=out["y"])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_evaluate_in_blocks_into_buffers_equals_one_call(seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.random((7, 150)), rng.random((7, 150))
+    c = np.asarray(0.25)
+    kernel = fast.BlockKernel(_chain_into, ("x", "y"), 1)
+    got = fast.evaluate_in_blocks(_chain, [a, b, c], block=64, into=kernel)  # 17 blocks, the last partial
+    plain = fast_plain.evaluate_in_blocks(_chain, [a, b, c], into=kernel)
+    for key in plain:
+        np.testing.assert_array_equal(got[key], plain[key])
+
+
 def test_exact_percentile_selection_matches_numpy_on_awkward_data():
     rng = np.random.default_rng(3)
     cases = [

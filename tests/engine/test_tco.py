@@ -446,6 +446,56 @@ def test_blocked_evaluation_of_large_arrays_matches_point_by_point():
             np.testing.assert_allclose(out[key][k], single[key], rtol=1e-12, err_msg=key)
 
 
+def test_block_kernel_by_hand_on_the_simple_scenario():
+    """The kernel behind sweeps and Monte Carlo (compare_into, run on more than two blocks) by hand. SIMPLE, per GPU:
+    owned = A + B u with B = 1 kW x 1 x 1.5 x 0.2 EUR/kWh x 730 h x (1 - 0.5) x 24 = 2,628 EUR and A = 42,486 - 2,628
+    / 2 = 41,172 EUR; on demand per unit u = 730 x 24 x 4.85 = 84,972 EUR; reserved R = 42,486 EUR. At u = 0.25
+    (4,380 useful hours): on demand 4.85, reserved 42,486 / 4,380 = 9.7, owned (41,172 + 657) / 4,380 = 9.55 EUR per
+    useful GPU-hour; every break-even is 0.5 (41,172 / (84,972 - 2,628); 42,486 / 84,972; (42,486 - 41,172) / 2,628)."""
+    n = 70_000
+    arrays = dict(simple(), utilisation_fraction=np.where(np.arange(n) % 2 == 0, 0.5, 0.25))
+    out = compare_options_per_useful_gpu_hour(**arrays)
+    for key, at_half, at_quarter in (("on_demand", 4.85, 4.85), ("reserved", 4.85, 9.7), ("owned", 4.85, 9.55)):
+        np.testing.assert_allclose(out[key][0::2], at_half, rtol=1e-12, err_msg=key)
+        np.testing.assert_allclose(out[key][1::2], at_quarter, rtol=1e-12, err_msg=key)
+    for pair in Pair:
+        np.testing.assert_allclose(out[pair.value], 0.5, rtol=1e-12, err_msg=pair.value)
+    # capital, resale and a partial life (CAPITAL_ONLY, 17,587.5 EUR per GPU by hand in TestHandComputed) on blocks:
+    # 17,587.5 / (0.5 x 730 h x 18 months) per useful GPU-hour
+    arrays = dict(capital_only(), utilisation_fraction=np.full(n, 0.5))
+    np.testing.assert_allclose(compare_options_per_useful_gpu_hour(**arrays)["owned"], 17_587.5 / 6_570.0, rtol=1e-12)
+
+
+def test_block_kernel_equals_the_plain_kernel_with_every_input_varied_and_at_the_edges():
+    """compare_into (no allocation per block) equals compare_block (the plain version) point for point, including
+    no price decline, no committed price, all power idle-independent (B = 0), rent below the marginal energy and a
+    zero rental price."""
+    from bench.bench_tco import random_scenarios
+    from engine.fast import evaluate_in_blocks
+    from engine.tco.horizon import COMPARE_INTO, compare_block
+
+    n = 70_000
+    arrays = random_scenarios(n, seed=11)
+    rng = np.random.default_rng(11)
+    edge = rng.integers(0, 6, n)
+    arrays["rental_price_decline_fraction_per_year"] = np.where(edge == 1, 0.0, arrays["rental_price_decline_fraction_per_year"])
+    for name in ("price_reserved_eur_per_gpu_hour", "reserved_term_months"):
+        arrays[name] = np.where(edge == 2, np.nan, arrays[name])
+    arrays["idle_power_fraction"] = np.where(edge == 3, 1.0, arrays["idle_power_fraction"])
+    arrays["price_on_demand_eur_per_gpu_hour"] = np.where(edge == 4, 0.01, np.where(
+        edge == 5, 0.0, arrays["price_on_demand_eur_per_gpu_hour"]))
+    columns = [np.asarray(arrays[name], dtype=float) for name in COMPARE_PARAMS]
+    fused = evaluate_in_blocks(compare_block, columns, into=COMPARE_INTO)
+    with np.errstate(all="ignore"):
+        plain = compare_block(*columns)
+    assert fused.keys() == plain.keys()
+    for key in plain:
+        want = np.broadcast_to(plain[key], (n,))
+        np.testing.assert_allclose(fused[key], want, rtol=1e-11, atol=1e-12, equal_nan=True, err_msg=key)
+        np.testing.assert_array_equal(np.isnan(fused[key]), np.isnan(want), err_msg=key)
+        np.testing.assert_array_equal(np.isposinf(fused[key]), np.isposinf(want), err_msg=key)
+
+
 def test_bench_loop_formula_matches_the_engine():
     """The benchmark's plain-Python loop must compute the same numbers as the vectorised kernel."""
     from bench.bench_tco import SCALAR_ARGS, random_scenarios, scalar_compare
