@@ -20,7 +20,7 @@ NO_EXAMPLES = {
     "engine.fast",  # each trick is checked against its plain version in test_fast.py
     "engine.placement", "engine.placement.eligibility", "engine.placement.milp", "engine.placement.plan",
     "engine.scoring", "engine.scoring.presets", "engine.tco", "engine.workload", "engine.workload.common",
-    "engine.workload.results",
+    "engine.workload.results", "engine.workload.accuracy_runs",
 }
 
 
