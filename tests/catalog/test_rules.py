@@ -89,3 +89,18 @@ def test_verified_rows_older_than_90_days_need_the_mark():
     assert not needs_recheck_mark("verified", old, "... not re-checked since.", TODAY)
     assert not needs_recheck_mark("claimed", old, "", TODAY)
     assert not needs_recheck_mark("verified", dt.date(2026, 10, 1), "", TODAY)  # 63 days: fresh enough
+
+
+def test_an_h100_sxm_row_claiming_94_gb_or_hbm2e_is_refused():
+    """Issue #38.5: the memory check compares both memory_gb and memory_type with the spec sheet (an H100 SXM has
+    80 GB HBM3; 94 GB is the H100 NVL's, HBM2e the PCIe card's)."""
+    specs = {"H100 SXM": {"gpu_spec_id": "H100 SXM", "gpu_model": "H100", "form_factor": "SXM", "memory_gb": 80.0,
+                          "memory_type": "HBM3", "mig_max_instances": 7}}
+    ctx = RuleContext(specs=specs, gpu_models={"H100"})
+    row = offer(offer_id="h100-sxm", gpu_model="H100", gpu_spec_id="H100 SXM", form_factor="SXM", memory_gb=80.0,
+                memory_type="HBM3", mig_supported=True)
+    assert errors(check_offer(row, ctx)) == []
+    assert errors(check_offer({**row, "memory_gb": 94.0}, ctx)) == [("memory_gb", "error")]
+    assert errors(check_offer({**row, "memory_type": "HBM2e"}, ctx)) == [("memory_type", "error")]
+    message = next(f.reason for f in check_offer({**row, "memory_gb": 94.0}, ctx) if f.column == "memory_gb")
+    assert "80 GB HBM3" in message and "94" in message
