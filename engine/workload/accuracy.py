@@ -92,7 +92,7 @@ def summarise(runs: tuple[ValidatedRun, ...], regime: str, stack: str | None = N
 
     Examples
     --------
-    Errors ln(engine/published) of +0.1, -0.2 and +0.05: median |e| 0.1, median e 0.05, worst 0.2.
+    Errors ln(engine / published) of +0.1, -0.2 and +0.05: median |e| 0.1, median e 0.05, worst 0.2.
 
     >>> rs = tuple(ValidatedRun(f"X{i}", "validation", "lora", "megatron", "H100", 8, 70.0, e)
     ...            for i, e in enumerate((0.1, -0.2, 0.05)))
